@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# clocktrace: make [V=1] [SANITIZE=1] | make test | make demo | make bench
+
+VERSION		:= 0.1.0
+ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+OUT		:= build
+CLANG		?= clang
+BPFTOOL		?= bpftool
+CC		?= gcc
+PREFIX		?= /usr/local
+DESTDIR		?=
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS		?= -O2 -g
+CFLAGS		+= -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -DCLOCKTRACE_VERSION='"$(VERSION)"'
+CPPFLAGS	+= -I$(OUT) -Ibpf -Iuser
+# The binary carries its BPF objects and links libbpf, libelf and zlib
+# statically, so a production host needs nothing but the C library.
+LIBS_STATIC	:= -lbpf -lelf -lz
+LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
+
+ifeq ($(SANITIZE),1)
+CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS		+= -fsanitize=address,undefined
+OUT		:= build-san
+endif
+
+BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+		   -Ivmlinux/$(ARCH) -Ibpf -Wall -Wno-unused-function
+
+BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+BPF_HDRS	:= $(wildcard bpf/*.h)
+SKELS		:= $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+USER_SRCS	:= $(wildcard user/*.c)
+USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
+# What touches BPF or the process's own lifetime; the rest is pure logic
+# that the unit tests link against.
+IMPURE		:= main tracer collect session launch libc_probe
+PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
+
+UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
+UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
+
+.PHONY: all clean deps test unit-test integration-test demo bench vmlinux \
+	install uninstall workloads fuzz lint
+
+all: clocktrace workloads
+
+include tools/Makefile.workloads
+
+clocktrace: $(OUT)/clocktrace
+	$(Q)cp $< $@
+
+$(OUT):
+	$(Q)mkdir -p $@ $@/unit
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUT)/%.o: user/%.c $(wildcard user/*.h) bpf/clocktrace.h $(SKELS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(OUT)/clocktrace: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+deps:
+	$(Q)tools/install-deps.sh
+
+unit-test: $(UNIT_BINS)
+	$(Q)tools/run-tests.sh unit $(UNIT_BINS)
+
+integration-test: clocktrace workloads
+	$(Q)tools/run-tests.sh bats tests/*.bats
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	./clocktrace run -- tools/tzloop -n 20000 -c 2
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	tools/bench.sh
+
+install: clocktrace
+	install -D -m 0755 clocktrace $(DESTDIR)$(PREFIX)/sbin/clocktrace
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/clocktrace
+
+clean:
+	rm -rf build build-san clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl
+
+# Keep intermediate skeletons and objects.
+.SECONDARY:

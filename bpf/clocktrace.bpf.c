@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clocktrace: count and time clock syscalls and time-zone file accesses of
+ * a process tree, in the kernel.  Per event the work is a few map lookups
+ * and atomic adds; userspace reads the maps when it reports.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "clocktrace.h"
+#define TZ_INLINE static __always_inline
+#include "tzpath.h"
+#include "syscalls.bpf.h"
+#include "bits.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by userspace before load. */
+const volatile bool trace_all = false;	/* top: every process */
+const volatile __u32 self_tgid = 0;	/* never count ourselves */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* --max-procs */
+	__type(key, __u32);
+	__type(value, struct proc);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384 * 4);
+	__type(key, struct stats_key);
+	__type(value, struct latency);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384 * 2);
+	__type(key, struct clockid_key);
+	__type(value, __u64);
+} clockids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384 * 2);
+	__type(key, struct tz_path_key);
+	__type(value, struct tz_path_count);
+} tz_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TZ_USER_PATHS);
+	__type(key, __u32);
+	__type(value, struct tz_user_path);
+} tz_user_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LOSS_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} losses SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);	/* --ringbuf-kb */
+} events SEC(".maps");
+
+/* What a thread is in the middle of: a counted syscall, a libc call. */
+struct thread_state {
+	__u64 sys_start_ns;
+	__u64 sys_arg;		/* clock id or path pointer */
+	__s64 sys_nr;		/* -1: not in a counted syscall */
+	__u32 libc_fn;		/* outermost probed libc function, 0: none */
+	__u32 libc_depth;
+	__u64 libc_start_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_state);
+} thread_states SEC(".maps");
+
+/* Scratch space: a tz_path_key is too large for the 512-byte stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tz_path_key);
+} path_scratch SEC(".maps");
+
+static const struct latency latency_init = { .min_ns = ~0ULL };
+
+static __always_inline void count_loss(__u32 why)
+{
+	__u64 *n = bpf_map_lookup_elem(&losses, &why);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	struct proc *p;
+
+	if (tgid == self_tgid)
+		return false;
+	if (trace_all)
+		return true;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	return p && !(p->flags & PROC_EXITED);
+}
+
+static __always_inline void *lookup_or_init(void *map, const void *key,
+					    const void *init, __u32 why)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	/* -EEXIST means another CPU created it first: fine. */
+	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, key);
+	if (!v)
+		count_loss(why);
+	return v;
+}
+
+static __always_inline void atomic_min(__u64 *p, __u64 v)
+{
+	__u64 old = *p;
+
+	for (int i = 0; i < 4 && v < old; i++) {
+		__u64 seen = __sync_val_compare_and_swap(p, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+static __always_inline void atomic_max(__u64 *p, __u64 v)
+{
+	__u64 old = *p;
+
+	for (int i = 0; i < 4 && v > old; i++) {
+		__u64 seen = __sync_val_compare_and_swap(p, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+static __always_inline void latency_add(struct latency *l, __u64 ns, bool err)
+{
+	__u32 slot = log2_slot(ns);
+
+	__sync_fetch_and_add(&l->count, 1);
+	if (err)
+		__sync_fetch_and_add(&l->errors, 1);
+	__sync_fetch_and_add(&l->total_ns, ns);
+	if (slot < HIST_SLOTS)
+		__sync_fetch_and_add(&l->hist[slot], 1);
+	atomic_min(&l->min_ns, ns);
+	atomic_max(&l->max_ns, ns);
+}
+
+static __always_inline void record_latency(__u32 tgid, __u32 kind, __u64 ns,
+					   bool err)
+{
+	struct stats_key key = { .tgid = tgid, .kind = kind };
+	struct latency *l;
+
+	l = lookup_or_init(&stats, &key, &latency_init, LOSS_STATS_MAP_FULL);
+	if (l)
+		latency_add(l, ns, err);
+}
+
+/*
+ * CPU clocks carry a pid and fd clocks an fd in their upper bits; keep only
+ * the clock type so the map holds one entry per kind of clock, not per target.
+ */
+static __always_inline __s32 clockid_class(__s32 clk)
+{
+	return clk < 0 ? (__s32)(~7u | ((__u32)clk & 7)) : clk;
+}
+
+static __always_inline void record_clockid(__u32 tgid, __s32 clk)
+{
+	struct clockid_key key = { .tgid = tgid, .clockid = clockid_class(clk) };
+	static const __u64 zero;
+	__u64 *n;
+
+	n = lookup_or_init(&clockids, &key, &zero, LOSS_CLOCKID_MAP_FULL);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline bool tz_user_paths_match(const char *path)
+{
+	for (__u32 i = 0; i < TZ_USER_PATHS; i++) {
+		__u32 idx = i;
+		struct tz_user_path *u = bpf_map_lookup_elem(&tz_user_paths, &idx);
+
+		if (!u || !u->len)
+			break;
+		if (tz_user_match(path, u))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the path a syscall was given and, if it names a tz file, count it
+ * under its path.  Returns false when it is not a tz file.
+ */
+static __always_inline bool record_tz_path(__u32 tgid, __u32 kind,
+					   __u64 uptr, bool err)
+{
+	static const struct tz_path_count zero;
+	struct tz_path_count *c;
+	struct tz_path_key *key;
+	__u32 zero_idx = 0;
+	long n;
+
+	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
+	if (!key)
+		return false;
+	__builtin_memset(key, 0, sizeof(*key));
+	n = bpf_probe_read_user_str(key->path, sizeof(key->path),
+				    (const void *)uptr);
+	if (n < 0) {
+		/* NULL or bad pointers fail with EFAULT in the syscall too. */
+		if (!err)
+			count_loss(LOSS_PATH_UNREADABLE);
+		return false;
+	}
+	if (!tz_builtin_match(key->path) && !tz_user_paths_match(key->path))
+		return false;
+	key->tgid = tgid;
+	key->kind = kind;
+	c = lookup_or_init(&tz_paths, key, &zero, LOSS_PATH_MAP_FULL);
+	if (c) {
+		__sync_fetch_and_add(&c->count, 1);
+		if (err)
+			__sync_fetch_and_add(&c->errors, 1);
+	}
+	return true;
+}
+
+static __always_inline struct thread_state *thread_state(bool create)
+{
+	return bpf_task_storage_get(&thread_states, bpf_get_current_task_btf(),
+				    0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct thread_state *ts;
+	int kind = syscall_kind(nr);
+
+	if (kind < 0 || !is_traced(tgid))
+		return 0;
+	ts = thread_state(true);
+	if (!ts) {
+		count_loss(LOSS_THREAD_STATE);
+		return 0;
+	}
+	ts->sys_nr = nr;
+	if (kind >= KIND_FIRST_TZ && !path_arg_first(nr))
+		ts->sys_arg = regs->si;
+	else
+		ts->sys_arg = regs->di;
+	ts->sys_start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline void attribute_to_libc(struct thread_state *ts,
+					      __u32 tgid, __u32 kind, __u64 ns);
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	long nr = regs->orig_ax;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct thread_state *ts;
+	int kind = syscall_kind(nr);
+	__u64 ns;
+
+	if (kind < 0)
+		return 0;
+	ts = thread_state(false);
+	if (!ts || ts->sys_nr != nr)
+		return 0;
+	ts->sys_nr = -1;
+	ns = bpf_ktime_get_ns() - ts->sys_start_ns;
+	if (kind >= KIND_FIRST_TZ &&
+	    !record_tz_path(tgid, kind, ts->sys_arg, ret < 0))
+		return 0;
+	record_latency(tgid, kind, ns, ret < 0);
+	if (kind == KIND_CLOCK_GETTIME)
+		record_clockid(tgid, (__s32)ts->sys_arg);
+	if (ts->libc_fn)
+		attribute_to_libc(ts, tgid, kind, ns);
+	return 0;
+}
+
+static __always_inline void emit(__u32 type, struct task_struct *task,
+				 __u32 ppid, __s32 status, const char *exe)
+{
+	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count_loss(LOSS_RINGBUF_FULL);
+		return;
+	}
+	e->type = type;
+	e->pid = BPF_CORE_READ(task, tgid);
+	e->ppid = ppid;
+	e->exit_status = status;
+	e->ts_ns = bpf_ktime_get_ns();
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	e->exe[0] = '\0';
+	if (exe)
+		bpf_probe_read_kernel_str(e->exe, sizeof(e->exe), exe);
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct proc *pp, np = {};
+
+	/* Threads count toward their process: only new processes matter. */
+	if (child->pid != ctgid || trace_all)
+		return 0;
+	pp = bpf_map_lookup_elem(&procs, &ptgid);
+	if (!pp || (pp->flags & PROC_EXITED))
+		return 0;
+	np.ppid = ptgid;
+	np.depth = pp->depth + 1;
+	np.start_ns = bpf_ktime_get_ns();
+	BPF_CORE_READ_STR_INTO(&np.comm, child, comm);
+	if (bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY)) {
+		count_loss(LOSS_PROC_MAP_FULL);
+		return 0;
+	}
+	emit(EVENT_FORK, child, ptgid, 0, NULL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	struct proc *proc = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (!proc || (proc->flags & PROC_EXITED))
+		return 0;
+	proc->flags |= PROC_EXECED;
+	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
+	emit(EVENT_EXEC, p, proc->ppid, 0, BPF_CORE_READ(bprm, filename));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct proc *proc;
+	__s32 status;
+
+	/* The process ends with its last thread. */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc || (proc->flags & PROC_EXITED))
+		return 0;
+	status = BPF_CORE_READ(p, exit_code);
+	proc->exit_status = status;
+	proc->exit_ns = bpf_ktime_get_ns();
+	proc->flags |= PROC_EXITED;
+	emit(EVENT_EXIT, p, proc->ppid, status, NULL);
+	return 0;
+}
+
+#include "libc.bpf.h"

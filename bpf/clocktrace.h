@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The types that cross the kernel/user line.  Both bpf/clocktrace.bpf.c and
+ * user/ include this file; nothing else is shared between the two sides.
+ */
+#ifndef CLOCKTRACE_H
+#define CLOCKTRACE_H
+
+#define HIST_SLOTS	40	/* log2 buckets of nanoseconds: 0..2^40 ns */
+#define TZ_PATH_LEN	128	/* bytes of a tz path kept as a map key */
+#define TZ_USER_PATHS	8	/* TZDIR and TZ=:file entries from the environment */
+#define COMM_LEN	16
+#define EXE_LEN		256
+#define LIBC_NESTED_MAX	8
+
+/* What one counted syscall was, in the user's words. */
+enum kind {
+	KIND_CLOCK_GETTIME,
+	KIND_GETTIMEOFDAY,
+	KIND_TIME,
+	KIND_CLOCK_GETRES,
+	KIND_TZ_OPEN,
+	KIND_TZ_STAT,
+	KIND_TZ_ACCESS,
+	KIND_TZ_READLINK,
+	KIND_MAX,
+};
+
+#define KIND_FIRST_TZ	KIND_TZ_OPEN
+
+/* The C library's time API probed with --libc. */
+enum libc_fn {
+	LIBC_NONE,
+	LIBC_TZSET,
+	LIBC_LOCALTIME,
+	LIBC_LOCALTIME_R,
+	LIBC_GMTIME,
+	LIBC_GMTIME_R,
+	LIBC_MKTIME,
+	LIBC_TIMELOCAL,
+	LIBC_TIMEGM,
+	LIBC_STRFTIME,
+	LIBC_CTIME,
+	LIBC_CTIME_R,
+	LIBC_CLOCK_GETTIME,
+	LIBC_GETTIMEOFDAY,
+	LIBC_TIME,
+	LIBC_FN_MAX,
+};
+
+/* Why something could not be recorded; each is a counter in the report. */
+enum loss {
+	LOSS_PROC_MAP_FULL,	/* a new process could not be tracked */
+	LOSS_STATS_MAP_FULL,	/* a syscall could not be counted */
+	LOSS_PATH_MAP_FULL,	/* a tz access was counted but not its path */
+	LOSS_CLOCKID_MAP_FULL,	/* a clock_gettime was counted but not its clock id */
+	LOSS_RINGBUF_FULL,	/* a fork/exec/exit notice was not delivered */
+	LOSS_THREAD_STATE,	/* per-thread entry state unavailable: not timed */
+	LOSS_PATH_UNREADABLE,	/* a path argument could not be read */
+	LOSS_LIBC_MAP_FULL,	/* a libc call could not be counted */
+	LOSS_LIBC_NESTING,	/* libc calls nested deeper than tracked */
+	LOSS_MAX,
+};
+
+/* struct proc.flags */
+#define PROC_EXITED	(1u << 0)
+#define PROC_EXECED	(1u << 1)
+#define PROC_ROOT	(1u << 2)	/* seeded by userspace, not forked */
+
+/* procs: tgid -> what is known of a traced process. */
+struct proc {
+	__u32 ppid;
+	__u32 depth;
+	__u32 flags;
+	__s32 exit_status;	/* wait(2) status of the last thread */
+	__u64 start_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 exit_ns;
+	char comm[COMM_LEN];
+};
+
+struct stats_key {
+	__u32 tgid;
+	__u32 kind;		/* enum kind */
+};
+
+struct latency {
+	__u64 count;
+	__u64 errors;
+	__u64 total_ns;
+	__u64 min_ns;
+	__u64 max_ns;
+	__u64 hist[HIST_SLOTS];
+};
+
+struct clockid_key {
+	__u32 tgid;
+	__s32 clockid;		/* CPU/fd clocks with the pid or fd masked out */
+};
+
+struct tz_path_key {
+	__u32 tgid;
+	__u32 kind;		/* KIND_TZ_* */
+	char path[TZ_PATH_LEN];
+};
+
+struct tz_path_count {
+	__u64 count;
+	__u64 errors;
+};
+
+/* tz_user_paths: prefixes or files that this environment names as tz files. */
+struct tz_user_path {
+	__u32 len;		/* 0 = unused slot */
+	__u32 exact;		/* 1 = the whole path, 0 = a directory prefix */
+	char path[TZ_PATH_LEN];
+};
+
+struct libc_key {
+	__u32 tgid;
+	__u32 fn;		/* enum libc_fn */
+};
+
+struct libc_stats {
+	struct latency lat;	/* entry to return, for timed functions */
+	__u64 calls;		/* entries, for functions counted only */
+	__u64 tz_accesses;	/* kernel tz accesses made inside the call */
+	__u64 clock_syscalls;	/* kernel clock syscalls made inside the call */
+	__u64 kernel_ns;	/* time spent in those syscalls */
+};
+
+struct caller_key {
+	__u32 tgid;
+	__u32 fn;
+	__u64 ret_addr;
+};
+
+enum event_type {
+	EVENT_FORK,
+	EVENT_EXEC,
+	EVENT_EXIT,
+};
+
+/* Ring buffer: rare process events only. */
+struct event {
+	__u32 type;
+	__u32 pid;
+	__u32 ppid;
+	__s32 exit_status;
+	__u64 ts_ns;
+	char comm[COMM_LEN];
+	char exe[EXE_LEN];
+};
+
+#endif /* CLOCKTRACE_H */

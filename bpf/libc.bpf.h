@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --libc: uprobes on the C library's time API.  Included at the end of
+ * clocktrace.bpf.c: it shares that file's maps and per-thread state, which
+ * is how a kernel event is tied to the library call it happened in.
+ *
+ * The attach cookie of each probe is its enum libc_fn.  Timed functions
+ * have an entry and a return probe; cheap ones (clock_gettime) an entry
+ * probe only, since a uprobe pair would cost a hundred times the call.
+ */
+#ifndef CLOCKTRACE_LIBC_BPF_H
+#define CLOCKTRACE_LIBC_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384 * 4);
+	__type(key, struct libc_key);
+	__type(value, struct libc_stats);
+} libc_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct caller_key);
+	__type(value, __u64);
+} callers SEC(".maps");
+
+/* Entry-only functions: the next clock syscall of the thread is theirs. */
+#define LIBC_PENDING_CLOCK	(1u << 31)
+
+static const struct libc_stats libc_stats_init = { .lat.min_ns = ~0ULL };
+
+static __always_inline struct libc_stats *libc_stats_of(__u32 tgid, __u32 fn)
+{
+	struct libc_key key = { .tgid = tgid, .fn = fn };
+
+	return lookup_or_init(&libc_stats, &key, &libc_stats_init,
+			      LOSS_LIBC_MAP_FULL);
+}
+
+static __always_inline void attribute_to_libc(struct thread_state *ts,
+					      __u32 tgid, __u32 kind, __u64 ns)
+{
+	__u32 fn = ts->libc_fn & ~LIBC_PENDING_CLOCK;
+	struct libc_stats *s;
+
+	if (ts->libc_fn & LIBC_PENDING_CLOCK) {
+		if (kind != KIND_CLOCK_GETTIME)
+			return;
+		ts->libc_fn = 0;
+	}
+	s = libc_stats_of(tgid, fn);
+	if (!s)
+		return;
+	if (kind >= KIND_FIRST_TZ)
+		__sync_fetch_and_add(&s->tz_accesses, 1);
+	else
+		__sync_fetch_and_add(&s->clock_syscalls, 1);
+	__sync_fetch_and_add(&s->kernel_ns, ns);
+}
+
+static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
+					  __u32 fn)
+{
+	struct caller_key key = { .tgid = tgid, .fn = fn };
+	static const __u64 zero;
+	__u64 *n;
+
+	/* At a function's first instruction the return address is at sp. */
+	if (bpf_probe_read_user(&key.ret_addr, sizeof(key.ret_addr),
+				(void *)PT_REGS_SP(ctx)))
+		return;
+	n = lookup_or_init(&callers, &key, &zero, LOSS_LIBC_MAP_FULL);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+SEC("uprobe")
+int libc_entry(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 fn = bpf_get_attach_cookie(ctx);
+	struct thread_state *ts;
+
+	if (!is_traced(tgid))
+		return 0;
+	ts = thread_state(true);
+	if (!ts) {
+		count_loss(LOSS_THREAD_STATE);
+		return 0;
+	}
+	if (ts->libc_depth > 0) {
+		/* mktime calls tzset and localtime_r: count the outer call. */
+		if (ts->libc_depth < LIBC_NESTED_MAX)
+			ts->libc_depth++;
+		else
+			count_loss(LOSS_LIBC_NESTING);
+		return 0;
+	}
+	record_caller(ctx, tgid, fn);
+	ts->libc_fn = fn;
+	ts->libc_depth = 1;
+	ts->libc_start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("uprobe")
+int libc_count(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 fn = bpf_get_attach_cookie(ctx);
+	struct thread_state *ts;
+	struct libc_stats *s;
+
+	if (!is_traced(tgid))
+		return 0;
+	s = libc_stats_of(tgid, fn);
+	if (s)
+		__sync_fetch_and_add(&s->calls, 1);
+	ts = thread_state(true);
+	if (ts && ts->libc_depth == 0)
+		ts->libc_fn = fn | LIBC_PENDING_CLOCK;
+	return 0;
+}
+
+SEC("uretprobe")
+int libc_return(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct thread_state *ts;
+	struct libc_stats *s;
+	__u64 ns;
+
+	if (!is_traced(tgid))
+		return 0;
+	ts = thread_state(false);
+	if (!ts || ts->libc_depth == 0)
+		return 0;
+	if (--ts->libc_depth > 0)
+		return 0;
+	ns = bpf_ktime_get_ns() - ts->libc_start_ns;
+	s = libc_stats_of(tgid, ts->libc_fn);
+	ts->libc_fn = 0;
+	if (!s)
+		return 0;
+	__sync_fetch_and_add(&s->calls, 1);
+	latency_add(&s->lat, ns, false);
+	return 0;
+}
+
+#endif /* CLOCKTRACE_LIBC_BPF_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Is this path a time-zone file?  Plain C with bounded loops and no helpers,
+ * so that the BPF program and the unit tests run the very same code.
+ * The includer provides __u32 and the __always_inline-style TZ_INLINE.
+ */
+#ifndef CLOCKTRACE_TZPATH_H
+#define CLOCKTRACE_TZPATH_H
+
+#include "clocktrace.h"
+
+#ifndef TZ_INLINE
+#define TZ_INLINE static inline __attribute__((always_inline))
+#endif
+
+/*
+ * path is NUL-terminated within TZ_PATH_LEN bytes.  A directory prefix
+ * matches the directory itself and anything below it, never a sibling
+ * such as "/usr/share/zoneinfo-extra".
+ */
+TZ_INLINE int tz_prefix_match(const char *path, const char *prefix,
+			      __u32 len, int exact)
+{
+	__u32 i;
+
+	if (len == 0 || len >= TZ_PATH_LEN)
+		return 0;
+	for (i = 0; i < TZ_PATH_LEN - 1; i++) {
+		if (i >= len)
+			break;
+		if (path[i] != prefix[i])
+			return 0;
+	}
+	if (path[len] == '\0')
+		return 1;
+	if (exact)
+		return 0;
+	return path[len] == '/' || prefix[len - 1] == '/';
+}
+
+#define TZ_MATCH_LIT(path, lit, exact) \
+	tz_prefix_match(path, lit, sizeof(lit) - 1, exact)
+
+/* The places every C library we know of reads zone data from. */
+TZ_INLINE int tz_builtin_match(const char *path)
+{
+	if (path[0] != '/')
+		return 0;
+	if (path[1] == 'e')
+		return TZ_MATCH_LIT(path, "/etc/localtime", 1) ||
+		       TZ_MATCH_LIT(path, "/etc/timezone", 1);
+	if (path[1] == 'u')
+		return TZ_MATCH_LIT(path, "/usr/share/zoneinfo", 0) ||
+		       TZ_MATCH_LIT(path, "/usr/lib/zoneinfo", 0) ||
+		       TZ_MATCH_LIT(path, "/usr/share/lib/zoneinfo", 0);
+	return 0;
+}
+
+TZ_INLINE int tz_user_match(const char *path, const struct tz_user_path *u)
+{
+	return u->len && tz_prefix_match(path, u->path, u->len, u->exact);
+}
+
+#endif /* CLOCKTRACE_TZPATH_H */

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs what building and testing clocktrace needs on Debian/Ubuntu;
+# does nothing when everything is present.
+set -e
+
+PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
+bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
+libcap2-bin util-linux procps"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+# Ubuntu ships bpftool in linux-tools; Debian in its own package.
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "clocktrace: missing packages:$missing (run as root: sudo make deps)" >&2
+	exit 1
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

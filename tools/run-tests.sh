@@ -1,0 +1,46 @@
+#!/bin/bash
+# Runs the unit test binaries and the bats files, echoing their TAP output,
+# and ends with the one line CI reads: "N passed, N failed".
+#   run-tests.sh all UNIT_BIN... -- BATS_FILE...
+#   run-tests.sh unit UNIT_BIN...      run-tests.sh bats BATS_FILE...
+set -u
+mode=$1
+shift
+units=()
+bats_files=()
+case $mode in
+unit) units=("$@") ;;
+bats) bats_files=("$@") ;;
+all)
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do units+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	bats_files=("$@")
+	;;
+*) echo "usage: $0 all|unit|bats ..." >&2; exit 2 ;;
+esac
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+
+for t in "${units[@]}"; do
+	echo "# unit: $t"
+	CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1 | tee -a "$log" || status=1
+done
+if [ ${#bats_files[@]} -gt 0 ]; then
+	echo "# integration: ${bats_files[*]}"
+	bats --tap "${bats_files[@]}" 2>&1 | tee -a "$log" || status=1
+fi
+
+passed=$(grep -cE '^ok ' "$log")
+failed=$(grep -cE '^not ok ' "$log")
+skipped=$(grep -cE '^ok .*# skip' "$log")
+# In CI a skipped BPF test is a failure: nothing may pass by not running.
+if [ "${CI:-}" = "true" ] && [ "$skipped" -gt 0 ]; then
+	echo "# $skipped test(s) skipped in CI: counted as failed"
+	failed=$((failed + skipped))
+	passed=$((passed - skipped))
+fi
+[ "$failed" -gt 0 ] && status=1
+echo "$passed passed, $failed failed"
+exit $status

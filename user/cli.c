@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+#define M_RUN		(1u << MODE_RUN)
+#define M_ATTACH	(1u << MODE_ATTACH)
+#define M_TOP		(1u << MODE_TOP)
+#define M_TRACE		(M_RUN | M_ATTACH)
+#define M_ALL		(M_RUN | M_ATTACH | M_TOP)
+
+enum {
+	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_FOLLOW, OPT_MAX_PROCS,
+	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT,
+};
+
+struct option_doc {
+	struct option opt;
+	unsigned int modes;
+	const char *arg;
+	const char *help;
+};
+
+static const struct option_doc docs[] = {
+	{ { "output", required_argument, NULL, 'o' }, M_ALL, "FILE",
+	  "write the report to FILE (not followed if a symlink)" },
+	{ { "json", no_argument, NULL, 'j' }, M_ALL, NULL,
+	  "the report as JSON (top: one JSON object per line)" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, M_ALL, "FMT",
+	  "text, json or openmetrics" },
+	{ { "pid", required_argument, NULL, 'p' }, M_ATTACH, "PID[,PID...]",
+	  "trace these processes" },
+	{ { "comm", required_argument, NULL, OPT_COMM }, M_ATTACH, "NAME",
+	  "trace every process whose comm is NAME" },
+	{ { "tree", no_argument, NULL, OPT_TREE }, M_ATTACH, NULL,
+	  "also trace the targets' existing descendants" },
+	{ { "duration", required_argument, NULL, 'd' }, M_ALL, "SECONDS",
+	  "stop after SECONDS" },
+	{ { "interval", required_argument, NULL, 'i' }, M_ALL, "SECONDS",
+	  "report every SECONDS (top: refresh period, default 1)" },
+	{ { "timestamp", no_argument, NULL, 'T' }, M_ALL, NULL,
+	  "print a timestamp with each interval report" },
+	{ { "count", required_argument, NULL, 'n' }, M_TOP, "COUNT",
+	  "stop after COUNT refreshes" },
+	{ { "top", required_argument, NULL, OPT_TOP }, M_TRACE, "N",
+	  "show the N most active processes in the text report" },
+	{ { "per-process", no_argument, NULL, OPT_PER_PROCESS }, M_TRACE, NULL,
+	  "latency histograms per process too" },
+	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
+	  "probe the C library's time functions and tie kernel events to them" },
+	{ { "user", required_argument, NULL, 'u' }, M_RUN, "USER",
+	  "run PROG as USER (uid, gid, groups, HOME)" },
+	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,
+	  "wait for every descendant of PROG, not just PROG" },
+	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
+	  "processes the kernel maps hold (default 16384)" },
+	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
+	  "ring buffer for process events, power of 2 (default 256)" },
+	{ { "verbose", no_argument, NULL, 'v' }, M_ALL, NULL,
+	  "say more, including libbpf's messages" },
+	{ { "help", no_argument, NULL, 'h' }, M_ALL, NULL, "this help" },
+};
+
+static const char *const synopsis[] = {
+	[MODE_RUN] = "run [OPTIONS] [--] PROG [ARGS...]",
+	[MODE_ATTACH] = "attach [OPTIONS] -p PID[,PID...] | --comm NAME",
+	[MODE_TOP] = "top [OPTIONS]",
+};
+
+const char *mode_name(enum mode mode)
+{
+	static const char *const names[] = { "run", "attach", "top" };
+
+	return names[mode];
+}
+
+void cli_usage(FILE *f, enum mode mode)
+{
+	fprintf(f, "Usage: clocktrace %s\n\nOptions:\n", synopsis[mode]);
+	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
+		const struct option_doc *d = &docs[i];
+		char left[64];
+
+		if (!(d->modes & (1u << mode)))
+			continue;
+		if (d->opt.val < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->opt.val,
+				 d->opt.name, d->arg ? " " : "",
+				 d->arg ? d->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(f, "  %-28s %s\n", left, d->help);
+	}
+	fputs("\nExit status: run passes PROG's status (128+N if killed by "
+	      "signal N);\n126 PROG not executable, 127 PROG not found, "
+	      "125 clocktrace failed.\n", f);
+}
+
+int parse_pid_list(const char *s, pid_t **pids, size_t *n)
+{
+	char *copy = xstrdup(s), *save = NULL, *tok;
+	int err = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (parse_u64(tok, 1, 4194304, &v)) {
+			err = -1;
+			break;
+		}
+		*pids = xrealloc(*pids, *n + 1, sizeof(**pids));
+		(*pids)[(*n)++] = v;
+	}
+	free(copy);
+	return err || !*n ? -1 : 0;
+}
+
+static void env_defaults(struct env *env, enum mode mode)
+{
+	memset(env, 0, sizeof(*env));
+	env->mode = mode;
+	env->max_procs = 16384;
+	env->ringbuf_kb = 256;
+	if (mode == MODE_TOP) {
+		env->interval = 1;
+		env->top_n = 20;
+	}
+}
+
+static int bad(enum mode mode, const char *what, const char *arg)
+{
+	warn("%s: %s%s%s%s (see clocktrace %s --help)", mode_name(mode), what,
+	     arg ? " '" : "", arg ? arg : "", arg ? "'" : "", mode_name(mode));
+	return EXIT_TOOL_FAILURE;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int parse_one(struct env *env, int c, const char *arg)
+{
+	enum mode mode = env->mode;
+	uint64_t v;
+
+	switch (c) {
+	case 'o':
+		env->output = arg;
+		return 0;
+	case 'j':
+		env->format = FORMAT_JSON;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			env->format = FORMAT_TEXT;
+		else if (!strcmp(arg, "json"))
+			env->format = FORMAT_JSON;
+		else if (!strcmp(arg, "openmetrics"))
+			env->format = FORMAT_OPENMETRICS;
+		else
+			return bad(mode, "unknown format", arg);
+		return 0;
+	case 'p':
+		if (parse_pid_list(arg, &env->pids, &env->npids))
+			return bad(mode, "not a pid list", arg);
+		return 0;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			return bad(mode, "a comm is 1 to 15 bytes", arg);
+		env->comm = arg;
+		return 0;
+	case OPT_TREE:
+		env->tree = true;
+		return 0;
+	case 'd':
+		if (parse_seconds(arg, 1e7, &env->duration))
+			return bad(mode, "not a positive number of seconds", arg);
+		return 0;
+	case 'i':
+		if (parse_seconds(arg, 1e7, &env->interval) ||
+		    env->interval < 0.01)
+			return bad(mode, "interval must be at least 0.01 s", arg);
+		return 0;
+	case 'T':
+		env->timestamps = true;
+		return 0;
+	case 'n':
+		if (parse_u64(arg, 1, 1u << 30, &v))
+			return bad(mode, "not a positive count", arg);
+		env->iterations = v;
+		return 0;
+	case OPT_TOP:
+		if (parse_u64(arg, 1, 1u << 30, &v))
+			return bad(mode, "not a positive count", arg);
+		env->top_n = v;
+		return 0;
+	case OPT_PER_PROCESS:
+		env->per_process = true;
+		return 0;
+	case OPT_LIBC:
+		env->libc = true;
+		return 0;
+	case 'u':
+		env->user = arg;
+		return 0;
+	case OPT_FOLLOW:
+		env->follow = true;
+		return 0;
+	case OPT_MAX_PROCS:
+		if (parse_u64(arg, 1, 1u << 22, &v))
+			return bad(mode, "max-procs must be 1 to 4194304", arg);
+		env->max_procs = v;
+		return 0;
+	case OPT_RINGBUF_KB:
+		if (parse_u64(arg, 4, 1u << 20, &v) || !is_pow2(v))
+			return bad(mode, "ringbuf-kb must be a power of 2, 4 to 1048576", arg);
+		env->ringbuf_kb = v;
+		return 0;
+	case 'v':
+		env->verbose = true;
+		return 0;
+	}
+	return bad(mode, "unknown option", NULL);
+}
+
+static void build_options(enum mode mode, struct option *opts, char *short_opts)
+{
+	size_t n = 0, s = 0;
+
+	/* '+': stop at PROG, its options are its own.  ':': we report. */
+	short_opts[s++] = '+';
+	short_opts[s++] = ':';
+	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
+		if (!(docs[i].modes & (1u << mode)))
+			continue;
+		opts[n++] = docs[i].opt;
+		if (docs[i].opt.val < 256) {
+			short_opts[s++] = docs[i].opt.val;
+			if (docs[i].opt.has_arg)
+				short_opts[s++] = ':';
+		}
+	}
+	memset(&opts[n], 0, sizeof(opts[n]));
+	short_opts[s] = '\0';
+}
+
+static int check_mode(struct env *env, int argc, char **argv)
+{
+	switch (env->mode) {
+	case MODE_RUN:
+		if (optind >= argc)
+			return bad(env->mode, "missing PROG", NULL);
+		env->prog_argv = argv + optind;
+		env->prog_argc = argc - optind;
+		return 0;
+	case MODE_ATTACH:
+		if (optind < argc)
+			return bad(env->mode, "unexpected argument", argv[optind]);
+		if (!env->npids && !env->comm)
+			return bad(env->mode, "name targets with -p PID or --comm NAME", NULL);
+		return 0;
+	case MODE_TOP:
+		if (optind < argc)
+			return bad(env->mode, "unexpected argument", argv[optind]);
+		return 0;
+	}
+	return 0;
+}
+
+int cli_parse(enum mode mode, int argc, char **argv, struct env *env)
+{
+	struct option opts[ARRAY_SIZE(docs) + 1];
+	char short_opts[2 * ARRAY_SIZE(docs) + 3];
+	int c, err;
+
+	env_defaults(env, mode);
+	build_options(mode, opts, short_opts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
+		if (c == 'h') {
+			cli_usage(stdout, mode);
+			return -1;
+		}
+		if (c == '?' || c == ':') {
+			char o[3] = { '-', (char)optopt, 0 };
+			const char *name = optopt ? o : argv[optind - 1];
+
+			return bad(mode, c == '?' ? "unknown option" :
+				   "option needs a value", name);
+		}
+		err = parse_one(env, c, optarg);
+		if (err)
+			return err;
+	}
+	return check_mode(env, argc, argv);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The command line of the tracing modes, parsed into a settled env. */
+#ifndef CLOCKTRACE_CLI_H
+#define CLOCKTRACE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS };
+
+struct env {
+	enum mode mode;
+	char **prog_argv;		/* run: PROG and its arguments */
+	int prog_argc;
+	pid_t *pids;			/* attach -p */
+	size_t npids;
+	const char *comm;		/* attach --comm */
+	bool tree;
+	double duration;		/* -d, 0 = until Ctrl-C or PROG exits */
+	double interval;		/* -i, 0 = a report at the end only */
+	bool timestamps;		/* -T */
+	unsigned int iterations;	/* top -n, 0 = forever */
+	enum format format;
+	const char *output;		/* -o, NULL = stderr (stdout for top) */
+	unsigned int top_n;		/* --top N processes in the text report */
+	bool per_process;
+	bool libc;
+	bool follow;			/* run: wait for every descendant */
+	const char *user;		/* run -u */
+	unsigned int max_procs;
+	unsigned int ringbuf_kb;
+	bool verbose;
+};
+
+/*
+ * argv[0] is the subcommand.  Returns 0, or an exit status after printing
+ * one line (125 for bad usage, 0 after --help).
+ */
+int cli_parse(enum mode mode, int argc, char **argv, struct env *env);
+void cli_usage(FILE *f, enum mode mode);
+const char *mode_name(enum mode mode);
+int parse_pid_list(const char *s, pid_t **pids, size_t *n);
+
+#endif /* CLOCKTRACE_CLI_H */

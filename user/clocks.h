@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CLOCKTRACE_CLOCKS_H
+#define CLOCKTRACE_CLOCKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Names of clock ids.  CPU clocks of another process or thread, and fd
+ * clocks, arrive from the BPF side with the pid or fd masked out.
+ */
+const char *clock_name(int32_t clk, char *buf, size_t size);
+/* "CLOCK_MONOTONIC", "monotonic", "MONOTONIC" or a number; -1 if unknown. */
+int clock_from_name(const char *name, int32_t *clk);
+
+/* Served in userspace by the vDSO when the clocksource allows it. */
+bool clock_vdso_capable(int32_t clk);
+/* Served by the vDSO whatever the clocksource (jiffies-based). */
+bool clock_is_coarse(int32_t clk);
+/* CPU-time clocks: always a real syscall. */
+bool clock_is_cpu(int32_t clk);
+
+/* Clocksources whose vDSO mode lets the vDSO serve the time. */
+bool clocksource_has_vdso(const char *clocksource);
+/* Reads /sys/devices/system/clocksource/clocksource0/current_clocksource. */
+int read_clocksource(char *buf, size_t size, const char *which);
+
+#endif /* CLOCKTRACE_CLOCKS_H */

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Maps -> model.  Entries are read without deleting them: totals only grow,
+ * so a reader never races the BPF side into losing counts, and per-interval
+ * figures are differences of two reads.
+ */
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "clocktrace.skel.h"
+#include "tracer.h"
+#include "util.h"
+
+typedef void (*entry_fn)(struct model *m, const void *key, const void *val);
+
+static int for_each_entry(struct bpf_map *map, struct model *m, entry_fn fn)
+{
+	size_t ksz = bpf_map__key_size(map), vsz = bpf_map__value_size(map);
+	char key[ksz], next[ksz], val[vsz];
+	int fd = bpf_map__fd(map);
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, ksz);
+		prev = key;
+		if (!bpf_map_lookup_elem(fd, key, val))
+			fn(m, key, val);
+	}
+	return 0;
+}
+
+static void take_proc(struct model *m, const void *key, const void *val)
+{
+	const struct proc *k = val;
+	struct proc_model *p = model_proc(m, *(const __u32 *)key);
+
+	p->ppid = k->ppid;
+	p->depth = k->depth;
+	p->start_ns = k->start_ns;
+	p->exit_ns = k->exit_ns;
+	p->exit_status = k->exit_status;
+	p->exited = k->flags & PROC_EXITED;
+	p->execed = k->flags & PROC_EXECED;
+	memcpy(p->comm, k->comm, COMM_LEN);
+	p->comm[COMM_LEN] = '\0';
+}
+
+static void take_stats(struct model *m, const void *key, const void *val)
+{
+	const struct stats_key *k = key;
+
+	if (k->kind < KIND_MAX)
+		model_proc(m, k->tgid)->kinds[k->kind] = *(const struct latency *)val;
+}
+
+static void take_clockid(struct model *m, const void *key, const void *val)
+{
+	const struct clockid_key *k = key;
+
+	model_add_clockid(model_proc(m, k->tgid), k->clockid,
+			  *(const __u64 *)val);
+}
+
+static void take_path(struct model *m, const void *key, const void *val)
+{
+	const struct tz_path_key *k = key;
+	const struct tz_path_count *c = val;
+	char path[TZ_PATH_LEN + 1];
+
+	memcpy(path, k->path, TZ_PATH_LEN);
+	path[TZ_PATH_LEN] = '\0';
+	model_add_path(model_proc(m, k->tgid), path, k->kind, c->count,
+		       c->errors);
+}
+
+static void take_libc(struct model *m, const void *key, const void *val)
+{
+	const struct libc_key *k = key;
+
+	if (k->fn < LIBC_FN_MAX)
+		model_proc(m, k->tgid)->libc[k->fn] =
+			*(const struct libc_stats *)val;
+}
+
+static void take_caller(struct model *m, const void *key, const void *val)
+{
+	const struct caller_key *k = key;
+
+	model_add_caller(model_proc(m, k->tgid), k->fn, k->ret_addr,
+			 *(const __u64 *)val);
+}
+
+static void read_losses(struct tracer *t, struct model *m)
+{
+	int fd = bpf_map__fd(t->skel->maps.losses);
+
+	for (__u32 i = 0; i < LOSS_MAX; i++) {
+		__u64 v = 0;
+
+		if (!bpf_map_lookup_elem(fd, &i, &v))
+			m->losses[i] = v;
+	}
+}
+
+static void reset_counters(struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc_model *p = &m->procs[i];
+
+		for (int k = 0; k < KIND_MAX; k++) {
+			memset(&p->kinds[k], 0, sizeof(p->kinds[k]));
+			p->kinds[k].min_ns = UINT64_MAX;
+		}
+		for (int f = 0; f < LIBC_FN_MAX; f++) {
+			memset(&p->libc[f], 0, sizeof(p->libc[f]));
+			p->libc[f].lat.min_ns = UINT64_MAX;
+		}
+		p->nclockids = 0;
+		p->npaths = 0;
+		for (size_t c = 0; c < p->ncallers; c++) {
+			free(p->callers[c].symbol);
+			free(p->callers[c].module);
+		}
+		p->ncallers = 0;
+	}
+}
+
+int tracer_collect(struct tracer *t, struct model *m)
+{
+	struct clocktrace_bpf *s = t->skel;
+
+	/* Counters are totals: start from zero, keep what events told. */
+	reset_counters(m);
+	for_each_entry(s->maps.procs, m, take_proc);
+	for_each_entry(s->maps.stats, m, take_stats);
+	for_each_entry(s->maps.clockids, m, take_clockid);
+	for_each_entry(s->maps.tz_paths, m, take_path);
+	for_each_entry(s->maps.libc_stats, m, take_libc);
+	for_each_entry(s->maps.callers, m, take_caller);
+	read_losses(t, m);
+	return 0;
+}

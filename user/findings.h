@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What is wrong, decided from the model: each rule is one small function. */
+#ifndef CLOCKTRACE_FINDINGS_H
+#define CLOCKTRACE_FINDINGS_H
+
+#include "model.h"
+
+/* A file re-read this often by one process is "many times". */
+#define TZ_REPEAT_MIN		10
+/* vDSO-capable clocks entering the kernel this often are worth a word. */
+#define CLOCK_SYSCALL_MIN	100
+/* CPU-time clock syscalls: at least this many, at this rate per second. */
+#define CPU_CLOCK_MIN		1000
+#define CPU_CLOCK_RATE_MIN	1000.0
+
+struct finding {
+	const char *id;
+	const char *severity;	/* "warning" or "info" */
+	pid_t *pids;
+	size_t npids;
+	char *message;
+	char *fix;
+};
+
+struct findings {
+	struct finding *v;
+	size_t n;
+};
+
+void findings_build(const struct model *m, struct findings *out);
+void findings_free(struct findings *f);
+
+#endif /* CLOCKTRACE_FINDINGS_H */

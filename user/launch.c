@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "launch.h"
+#include "util.h"
+
+struct run_user {
+	uid_t uid;
+	gid_t gid;
+	char name[256];
+	char home[1024];
+};
+
+static int resolve_user(const char *user, struct run_user *ru)
+{
+	struct passwd *pw = getpwnam(user);
+	uint64_t uid;
+
+	if (!pw && !parse_u64(user, 0, UINT32_MAX - 1, &uid))
+		pw = getpwuid(uid);
+	if (!pw) {
+		warn("run: no such user '%s'", user);
+		return -1;
+	}
+	ru->uid = pw->pw_uid;
+	ru->gid = pw->pw_gid;
+	snprintf(ru->name, sizeof(ru->name), "%s", pw->pw_name);
+	snprintf(ru->home, sizeof(ru->home), "%s", pw->pw_dir);
+	return 0;
+}
+
+/* In the child: become the user entirely, groups first, uid last. */
+static int become_user(const struct run_user *ru)
+{
+	if (initgroups(ru->name, ru->gid) || setgid(ru->gid) ||
+	    setuid(ru->uid))
+		return -1;
+	setenv("HOME", ru->home, 1);
+	setenv("USER", ru->name, 1);
+	setenv("LOGNAME", ru->name, 1);
+	return 0;
+}
+
+static void report_errno(int fd, int err)
+{
+	ssize_t n = write(fd, &err, sizeof(err));
+
+	(void)n;
+}
+
+static void __attribute__((noreturn))
+child(int go_fd, int err_fd, char **argv, const struct run_user *ru,
+      const sigset_t *sigmask)
+{
+	char c;
+
+	/* If clocktrace dies before release, never run PROG untraced. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (read(go_fd, &c, 1) != 1)
+		_exit(EXIT_TOOL_FAILURE);
+	prctl(PR_SET_PDEATHSIG, 0);
+	close(go_fd);
+	sigprocmask(SIG_SETMASK, sigmask, NULL);
+	if (ru && become_user(ru)) {
+		report_errno(err_fd, -errno);
+		_exit(EXIT_TOOL_FAILURE);
+	}
+	execvp(argv[0], argv);
+	report_errno(err_fd, errno);
+	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+}
+
+int launch_prepare(struct launch *l, char **argv, const char *user,
+		   const sigset_t *sigmask)
+{
+	struct run_user ru, *rup = NULL;
+	int go[2], err[2];
+
+	memset(l, 0, sizeof(*l));
+	l->pidfd = -1;
+	if (user) {
+		if (resolve_user(user, &ru))
+			return -1;
+		rup = &ru;
+	}
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		warn("pipe: %s", strerror(errno));
+		return -1;
+	}
+	l->pid = fork();
+	if (l->pid < 0) {
+		warn("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (l->pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(go[0], err[1], argv, rup, sigmask);
+	}
+	close(go[0]);
+	close(err[1]);
+	l->go_fd = go[1];
+	l->err_fd = err[0];
+	l->pidfd = syscall(SYS_pidfd_open, l->pid, 0);
+	if (l->pidfd < 0) {
+		warn("pidfd_open: %s", strerror(errno));
+		launch_abort(l);
+		return -1;
+	}
+	return 0;
+}
+
+int launch_release(struct launch *l, const char *prog)
+{
+	int child_errno = 0;
+	ssize_t n;
+
+	if (write(l->go_fd, "x", 1) != 1) {
+		warn("cannot release PROG: %s", strerror(errno));
+		return EXIT_TOOL_FAILURE;
+	}
+	close(l->go_fd);
+	l->go_fd = -1;
+	l->released = true;
+	/* EOF: the pipe closed on exec, PROG runs. */
+	n = read(l->err_fd, &child_errno, sizeof(child_errno));
+	close(l->err_fd);
+	l->err_fd = -1;
+	if (n != sizeof(child_errno))
+		return 0;
+	waitpid(l->pid, NULL, 0);
+	if (child_errno < 0) {
+		warn("run: cannot switch to the user: %s", strerror(-child_errno));
+		return EXIT_TOOL_FAILURE;
+	}
+	warn("%s: %s", prog, strerror(child_errno));
+	return child_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
+
+void launch_abort(struct launch *l)
+{
+	if (l->go_fd > 0)
+		close(l->go_fd);
+	if (l->err_fd > 0)
+		close(l->err_fd);
+	if (l->pidfd > 0)
+		close(l->pidfd);
+	/* A released PROG is the user's: it is never killed here. */
+	if (l->pid > 0 && !l->released) {
+		kill(l->pid, SIGKILL);
+		waitpid(l->pid, NULL, 0);
+	}
+	l->pid = 0;
+	l->go_fd = l->err_fd = l->pidfd = -1;
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "util.h"
+
+static const char *const kind_names[KIND_MAX] = {
+	[KIND_CLOCK_GETTIME] = "clock_gettime",
+	[KIND_GETTIMEOFDAY] = "gettimeofday",
+	[KIND_TIME] = "time",
+	[KIND_CLOCK_GETRES] = "clock_getres",
+	[KIND_TZ_OPEN] = "open",
+	[KIND_TZ_STAT] = "stat",
+	[KIND_TZ_ACCESS] = "access",
+	[KIND_TZ_READLINK] = "readlink",
+};
+
+static const char *const loss_names[LOSS_MAX] = {
+	[LOSS_PROC_MAP_FULL] = "process_map_full",
+	[LOSS_STATS_MAP_FULL] = "stats_map_full",
+	[LOSS_PATH_MAP_FULL] = "path_map_full",
+	[LOSS_CLOCKID_MAP_FULL] = "clockid_map_full",
+	[LOSS_RINGBUF_FULL] = "ringbuf_full",
+	[LOSS_THREAD_STATE] = "thread_state_unavailable",
+	[LOSS_PATH_UNREADABLE] = "path_unreadable",
+	[LOSS_LIBC_MAP_FULL] = "libc_map_full",
+	[LOSS_LIBC_NESTING] = "libc_nesting_too_deep",
+};
+
+static const char *const libc_names[LIBC_FN_MAX] = {
+	[LIBC_NONE] = "none",
+	[LIBC_TZSET] = "tzset",
+	[LIBC_LOCALTIME] = "localtime",
+	[LIBC_LOCALTIME_R] = "localtime_r",
+	[LIBC_GMTIME] = "gmtime",
+	[LIBC_GMTIME_R] = "gmtime_r",
+	[LIBC_MKTIME] = "mktime",
+	[LIBC_TIMELOCAL] = "timelocal",
+	[LIBC_TIMEGM] = "timegm",
+	[LIBC_STRFTIME] = "strftime",
+	[LIBC_CTIME] = "ctime",
+	[LIBC_CTIME_R] = "ctime_r",
+	[LIBC_CLOCK_GETTIME] = "clock_gettime",
+	[LIBC_GETTIMEOFDAY] = "gettimeofday",
+	[LIBC_TIME] = "time",
+};
+
+const char *kind_name(uint32_t kind)
+{
+	return kind < KIND_MAX ? kind_names[kind] : "?";
+}
+
+bool kind_is_tz(uint32_t kind)
+{
+	return kind >= KIND_FIRST_TZ && kind < KIND_MAX;
+}
+
+const char *loss_name(uint32_t loss)
+{
+	return loss < LOSS_MAX ? loss_names[loss] : "?";
+}
+
+const char *libc_fn_name(uint32_t fn)
+{
+	return fn < LIBC_FN_MAX ? libc_names[fn] : "?";
+}
+
+bool libc_fn_timed(uint32_t fn)
+{
+	return fn != LIBC_NONE && fn < LIBC_CLOCK_GETTIME;
+}
+
+bool libc_fn_rereads_tz(uint32_t fn)
+{
+	return fn == LIBC_TZSET || fn == LIBC_LOCALTIME || fn == LIBC_MKTIME ||
+	       fn == LIBC_TIMELOCAL || fn == LIBC_CTIME || fn == LIBC_STRFTIME;
+}
+
+static size_t lower_bound(const struct model *m, pid_t pid)
+{
+	size_t lo = 0, hi = m->nprocs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct proc_model *model_find(const struct model *m, pid_t pid)
+{
+	size_t i = lower_bound(m, pid);
+
+	return i < m->nprocs && m->procs[i].pid == pid ? &m->procs[i] : NULL;
+}
+
+struct proc_model *model_proc(struct model *m, pid_t pid)
+{
+	size_t i = lower_bound(m, pid);
+	struct proc_model *p;
+
+	if (i < m->nprocs && m->procs[i].pid == pid)
+		return &m->procs[i];
+	m->procs = xrealloc(m->procs, m->nprocs + 1, sizeof(*m->procs));
+	memmove(&m->procs[i + 1], &m->procs[i],
+		(m->nprocs - i) * sizeof(*m->procs));
+	m->nprocs++;
+	p = &m->procs[i];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	for (int k = 0; k < KIND_MAX; k++)
+		p->kinds[k].min_ns = UINT64_MAX;
+	for (int f = 0; f < LIBC_FN_MAX; f++)
+		p->libc[f].lat.min_ns = UINT64_MAX;
+	return p;
+}
+
+void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
+		    uint64_t count, uint64_t errors)
+{
+	struct tz_path_stat *s;
+
+	for (size_t i = 0; i < p->npaths; i++) {
+		s = &p->paths[i];
+		if (s->kind == kind && !strcmp(s->path, path)) {
+			s->count += count;
+			s->errors += errors;
+			return;
+		}
+	}
+	p->paths = xrealloc(p->paths, p->npaths + 1, sizeof(*p->paths));
+	s = &p->paths[p->npaths++];
+	memset(s, 0, sizeof(*s));
+	strncpy(s->path, path, TZ_PATH_LEN);
+	s->kind = kind;
+	s->count = count;
+	s->errors = errors;
+}
+
+void model_add_clockid(struct proc_model *p, int32_t clk, uint64_t count)
+{
+	for (size_t i = 0; i < p->nclockids; i++) {
+		if (p->clockids[i].clockid == clk) {
+			p->clockids[i].count += count;
+			return;
+		}
+	}
+	p->clockids = xrealloc(p->clockids, p->nclockids + 1,
+			       sizeof(*p->clockids));
+	p->clockids[p->nclockids].clockid = clk;
+	p->clockids[p->nclockids++].count = count;
+}
+
+void model_add_caller(struct proc_model *p, uint32_t fn, uint64_t addr,
+		      uint64_t count)
+{
+	struct caller_stat *c;
+
+	p->callers = xrealloc(p->callers, p->ncallers + 1, sizeof(*p->callers));
+	c = &p->callers[p->ncallers++];
+	memset(c, 0, sizeof(*c));
+	c->fn = fn;
+	c->addr = addr;
+	c->count = count;
+}
+
+static void proc_free(struct proc_model *p)
+{
+	free(p->exe);
+	free(p->clockids);
+	free(p->paths);
+	free(p->tz);
+	free(p->tzdir);
+	free(p->libc_path);
+	for (size_t i = 0; i < p->ncallers; i++) {
+		free(p->callers[i].symbol);
+		free(p->callers[i].module);
+	}
+	free(p->callers);
+}
+
+void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		proc_free(&m->procs[i]);
+	free(m->procs);
+	m->procs = NULL;
+	m->nprocs = 0;
+}
+
+uint64_t model_duration_ns(const struct model *m)
+{
+	return m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
+}
+
+uint64_t model_lost(const struct model *m)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < LOSS_MAX; i++)
+		sum += m->losses[i];
+	return sum;
+}
+
+uint64_t proc_tz_accesses(const struct proc_model *p)
+{
+	uint64_t sum = 0;
+
+	for (int k = KIND_FIRST_TZ; k < KIND_MAX; k++)
+		sum += p->kinds[k].count;
+	return sum;
+}
+
+uint64_t proc_tz_errors(const struct proc_model *p)
+{
+	uint64_t sum = 0;
+
+	for (int k = KIND_FIRST_TZ; k < KIND_MAX; k++)
+		sum += p->kinds[k].errors;
+	return sum;
+}
+
+uint64_t proc_clock_syscalls(const struct proc_model *p)
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < KIND_FIRST_TZ; k++)
+		sum += p->kinds[k].count;
+	return sum;
+}
+
+uint64_t proc_tz_max_path(const struct proc_model *p, const char **path)
+{
+	uint64_t best = 0;
+	size_t i, j;
+
+	if (path)
+		*path = NULL;
+	/* The same file under several operations is one file. */
+	for (i = 0; i < p->npaths; i++) {
+		uint64_t sum = 0;
+
+		for (j = 0; j < p->npaths; j++)
+			if (!strcmp(p->paths[i].path, p->paths[j].path))
+				sum += p->paths[j].count;
+		if (sum > best) {
+			best = sum;
+			if (path)
+				*path = p->paths[i].path;
+		}
+	}
+	return best;
+}
+
+int32_t proc_top_clockid(const struct proc_model *p, uint64_t *count)
+{
+	int32_t best = INT32_MIN;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nclockids; i++) {
+		if (p->clockids[i].count > n) {
+			n = p->clockids[i].count;
+			best = p->clockids[i].clockid;
+		}
+	}
+	if (count)
+		*count = n;
+	return best;
+}
+
+double proc_seconds(const struct model *m, const struct proc_model *p)
+{
+	uint64_t start = p->start_ns > m->start_ns ? p->start_ns : m->start_ns;
+	uint64_t end = p->exited && p->exit_ns ? p->exit_ns : m->end_ns;
+	double s = end > start ? (end - start) / 1e9 : 0;
+
+	return s < 1e-6 ? 1e-6 : s;
+}
+
+static uint64_t activity(const struct proc_model *p)
+{
+	return proc_tz_accesses(p) + proc_clock_syscalls(p);
+}
+
+static int by_activity(const void *a, const void *b)
+{
+	const struct proc_model *x = *(const struct proc_model **)a;
+	const struct proc_model *y = *(const struct proc_model **)b;
+	uint64_t ax = activity(x), ay = activity(y);
+
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+struct proc_model **model_by_activity(const struct model *m)
+{
+	struct proc_model **v = xcalloc(m->nprocs, sizeof(*v));
+
+	for (size_t i = 0; i < m->nprocs; i++)
+		v[i] = &m->procs[i];
+	qsort(v, m->nprocs, sizeof(*v), by_activity);
+	return v;
+}
+
+static void *dup_array(const void *src, size_t n, size_t size)
+{
+	void *dst;
+
+	if (!n)
+		return NULL;
+	dst = xcalloc(n, size);
+	memcpy(dst, src, n * size);
+	return dst;
+}
+
+static char *dup_str(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void proc_copy(struct proc_model *dst, const struct proc_model *src)
+{
+	*dst = *src;
+	dst->exe = dup_str(src->exe);
+	dst->tz = dup_str(src->tz);
+	dst->tzdir = dup_str(src->tzdir);
+	dst->libc_path = dup_str(src->libc_path);
+	dst->clockids = dup_array(src->clockids, src->nclockids,
+				  sizeof(*src->clockids));
+	dst->paths = dup_array(src->paths, src->npaths, sizeof(*src->paths));
+	dst->callers = dup_array(src->callers, src->ncallers,
+				 sizeof(*src->callers));
+	for (size_t i = 0; i < src->ncallers; i++) {
+		dst->callers[i].symbol = dup_str(src->callers[i].symbol);
+		dst->callers[i].module = dup_str(src->callers[i].module);
+	}
+}
+
+void model_copy(struct model *dst, const struct model *src)
+{
+	model_free(dst);
+	*dst = *src;
+	dst->procs = dup_array(src->procs, src->nprocs, sizeof(*src->procs));
+	for (size_t i = 0; i < src->nprocs; i++)
+		proc_copy(&dst->procs[i], &src->procs[i]);
+}
+
+static void latency_sub(struct latency *l, const struct latency *prev)
+{
+	/* min and max cannot be taken apart: they stay run-wide. */
+	l->count -= prev->count;
+	l->errors -= prev->errors;
+	l->total_ns -= prev->total_ns;
+	for (int i = 0; i < HIST_SLOTS; i++)
+		l->hist[i] -= prev->hist[i];
+}
+
+static void proc_sub(struct proc_model *p, const struct proc_model *prev)
+{
+	for (int k = 0; k < KIND_MAX; k++)
+		latency_sub(&p->kinds[k], &prev->kinds[k]);
+	for (size_t i = 0; i < p->nclockids; i++)
+		for (size_t j = 0; j < prev->nclockids; j++)
+			if (p->clockids[i].clockid == prev->clockids[j].clockid)
+				p->clockids[i].count -= prev->clockids[j].count;
+	for (size_t i = 0; i < p->npaths; i++)
+		for (size_t j = 0; j < prev->npaths; j++)
+			if (p->paths[i].kind == prev->paths[j].kind &&
+			    !strcmp(p->paths[i].path, prev->paths[j].path)) {
+				p->paths[i].count -= prev->paths[j].count;
+				p->paths[i].errors -= prev->paths[j].errors;
+			}
+	for (int f = 0; f < LIBC_FN_MAX; f++) {
+		latency_sub(&p->libc[f].lat, &prev->libc[f].lat);
+		p->libc[f].calls -= prev->libc[f].calls;
+		p->libc[f].tz_accesses -= prev->libc[f].tz_accesses;
+		p->libc[f].clock_syscalls -= prev->libc[f].clock_syscalls;
+		p->libc[f].kernel_ns -= prev->libc[f].kernel_ns;
+	}
+}
+
+void model_delta(const struct model *prev, const struct model *cur,
+		 struct model *out)
+{
+	model_copy(out, cur);
+	out->start_ns = prev->end_ns ? prev->end_ns : prev->start_ns;
+	for (int i = 0; i < LOSS_MAX; i++)
+		out->losses[i] -= prev->losses[i];
+	for (size_t i = 0; i < out->nprocs; i++) {
+		const struct proc_model *old = model_find(prev, out->procs[i].pid);
+
+		if (old)
+			proc_sub(&out->procs[i], old);
+	}
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a run saw, as plain data: processes with their counters and
+ * histograms, and what could not be recorded.  The collector fills it from
+ * the BPF maps; findings and every reporter read it and nothing else, so
+ * unit tests build one by hand.
+ */
+#ifndef CLOCKTRACE_MODEL_H
+#define CLOCKTRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "clocktrace.h"
+
+struct tz_path_stat {
+	char path[TZ_PATH_LEN + 1];
+	uint32_t kind;			/* KIND_TZ_* */
+	uint64_t count;
+	uint64_t errors;
+};
+
+struct clockid_stat {
+	int32_t clockid;
+	uint64_t count;
+};
+
+struct caller_stat {
+	uint32_t fn;			/* enum libc_fn */
+	uint64_t addr;
+	uint64_t count;
+	char *symbol;			/* NULL until symbolized */
+	char *module;
+};
+
+enum env_state { ENV_UNKNOWN, ENV_UNSET, ENV_SET };
+enum libc_state { LIBC_UNKNOWN, LIBC_PROBED, LIBC_ABSENT };
+
+struct proc_model {
+	pid_t pid;
+	pid_t ppid;
+	unsigned int depth;
+	char comm[COMM_LEN + 1];
+	char *exe;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	uint64_t exit_ns;
+	int exit_status;		/* wait(2) status */
+	bool exited;
+	bool execed;
+
+	struct latency kinds[KIND_MAX];
+	struct clockid_stat *clockids;
+	size_t nclockids;
+	struct tz_path_stat *paths;
+	size_t npaths;
+
+	enum env_state tz_state;
+	char *tz;			/* the TZ value when set */
+	char *tzdir;
+
+	enum libc_state libc_state;
+	char *libc_path;
+	struct libc_stats libc[LIBC_FN_MAX];
+	struct caller_stat *callers;
+	size_t ncallers;
+};
+
+struct model {
+	const char *mode;		/* "run", "attach", "top" */
+	char **command;
+	int ncommand;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	uint64_t end_ns;
+	bool has_exit;			/* run: PROG's own status */
+	int exit_code;
+	int exit_signal;
+	uint64_t losses[LOSS_MAX];
+	char clocksource[64];
+	bool libc_enabled;
+	struct proc_model *procs;
+	size_t nprocs;
+};
+
+/* Finds or adds a process, kept sorted by pid. */
+struct proc_model *model_proc(struct model *m, pid_t pid);
+struct proc_model *model_find(const struct model *m, pid_t pid);
+void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
+		    uint64_t count, uint64_t errors);
+void model_add_clockid(struct proc_model *p, int32_t clk, uint64_t count);
+void model_add_caller(struct proc_model *p, uint32_t fn, uint64_t addr,
+		      uint64_t count);
+void model_free(struct model *m);
+/* A deep copy: dst is freed first. */
+void model_copy(struct model *dst, const struct model *src);
+/* cur minus prev: what happened between two reads of the same maps. */
+void model_delta(const struct model *prev, const struct model *cur,
+		 struct model *out);
+
+uint64_t model_duration_ns(const struct model *m);
+uint64_t model_lost(const struct model *m);
+
+uint64_t proc_tz_accesses(const struct proc_model *p);
+uint64_t proc_tz_errors(const struct proc_model *p);
+uint64_t proc_clock_syscalls(const struct proc_model *p);
+/* Most accesses of a single tz path by this process, and which path. */
+uint64_t proc_tz_max_path(const struct proc_model *p, const char **path);
+/* The clock id read most often through the kernel, or INT32_MIN. */
+int32_t proc_top_clockid(const struct proc_model *p, uint64_t *count);
+/* Seconds the process lived within the trace window (at least 1 us). */
+double proc_seconds(const struct model *m, const struct proc_model *p);
+
+/* Processes ordered by kernel events, most first (for reports). */
+struct proc_model **model_by_activity(const struct model *m);
+
+const char *kind_name(uint32_t kind);	/* "clock_gettime", "stat", ... */
+bool kind_is_tz(uint32_t kind);
+const char *loss_name(uint32_t loss);
+const char *libc_fn_name(uint32_t fn);
+/* Timed with entry and return probes (false: entry counted only). */
+bool libc_fn_timed(uint32_t fn);
+/* glibc re-checks the tz file on every call of these (its tzset.c). */
+bool libc_fn_rereads_tz(uint32_t fn);
+
+#endif /* CLOCKTRACE_MODEL_H */

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "util.h"
+
+int environ_lookup(const char *buf, size_t len, const char *name,
+		   const char **val, size_t *val_len)
+{
+	size_t nlen = strlen(name), i = 0;
+
+	while (i < len) {
+		const char *entry = buf + i;
+		const char *end = memchr(entry, '\0', len - i);
+		size_t elen = end ? (size_t)(end - entry) : len - i;
+
+		if (elen > nlen && !memcmp(entry, name, nlen) &&
+		    entry[nlen] == '=') {
+			*val = entry + nlen + 1;
+			*val_len = elen - nlen - 1;
+			return 1;
+		}
+		i += elen + 1;
+	}
+	return 0;
+}
+
+static const char *parse_hex(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+	int digits = 0;
+
+	for (; isxdigit((unsigned char)*s) && digits < 17; s++, digits++) {
+		int c = tolower((unsigned char)*s);
+
+		x = x << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+	}
+	if (!digits || digits > 16)
+		return NULL;
+	*v = x;
+	return s;
+}
+
+static const char *skip_field(const char *s)
+{
+	while (*s && *s != ' ')
+		s++;
+	while (*s == ' ')
+		s++;
+	return s;
+}
+
+int maps_parse_line(const char *line, struct maps_entry *e)
+{
+	const char *s = line;
+
+	memset(e, 0, sizeof(*e));
+	s = parse_hex(s, &e->start);
+	if (!s || *s++ != '-')
+		return -1;
+	s = parse_hex(s, &e->end);
+	if (!s || *s++ != ' ' || e->end < e->start)
+		return -1;
+	if (strlen(s) < 5)
+		return -1;
+	e->exec = s[2] == 'x';
+	s = skip_field(s);		/* perms */
+	s = parse_hex(s, &e->offset);
+	if (!s || *s != ' ')
+		return -1;
+	s = skip_field(s);		/* offset */
+	s = skip_field(s);		/* dev */
+	s = skip_field(s);		/* inode */
+	if (*s && *s != '\n')
+		e->path = s;
+	return 0;
+}
+
+char *read_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = xcalloc(1, cap + 1);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			if (cap >= max)
+				break;
+			cap = cap * 2 < max ? cap * 2 : max;
+			buf = xrealloc(buf, cap + 1, 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int proc_getenv(pid_t pid, const char *name, char **value)
+{
+	char path[64], *buf;
+	const char *val;
+	size_t len, vlen;
+	int found;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	buf = read_file(path, PROCFS_ENVIRON_MAX, &len);
+	if (!buf)
+		return -1;
+	/* A kernel thread or a zombie has an empty environ: unknown. */
+	if (!len) {
+		free(buf);
+		return -1;
+	}
+	found = environ_lookup(buf, len, name, &val, &vlen);
+	if (found && value)
+		*value = strndup(val, vlen < 4096 ? vlen : 4096);
+	free(buf);
+	return found;
+}
+
+int proc_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *s;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	s = read_file(path, 64, &len);
+	if (!s)
+		return -1;
+	if (len && s[len - 1] == '\n')
+		s[--len] = '\0';
+	snprintf(buf, size, "%s", s);
+	free(s);
+	return 0;
+}
+
+char *proc_exe(pid_t pid)
+{
+	char path[64], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	return xstrdup(target);
+}
+
+pid_t proc_ppid(pid_t pid)
+{
+	char path[64], *buf, *s;
+	int ppid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	buf = read_file(path, 4096, NULL);
+	if (!buf)
+		return -1;
+	/* comm may hold spaces and ')': the last ')' ends it. */
+	s = strrchr(buf, ')');
+	if (s && sscanf(s + 1, " %*c %d", &ppid) != 1)
+		ppid = -1;
+	free(buf);
+	return ppid;
+}
+
+bool proc_exists(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+void proc_for_each(void (*fn)(pid_t pid, void *ctx), void *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		uint64_t pid;
+
+		if (!parse_u64(de->d_name, 1, INT_MAX, &pid))
+			fn(pid, ctx);
+	}
+	closedir(d);
+}

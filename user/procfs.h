@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What /proc tells about a process.  Its contents are the traced program's
+ * bytes: parsers are bounded and separate from the reads, so that they can
+ * be fuzzed on plain buffers.
+ */
+#ifndef CLOCKTRACE_PROCFS_H
+#define CLOCKTRACE_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROCFS_ENVIRON_MAX	(1 << 20)
+
+/*
+ * In an environ block (NUL-separated NAME=value): 1 and the value's
+ * start and length when NAME is set, 0 when it is not.
+ */
+int environ_lookup(const char *buf, size_t len, const char *name,
+		   const char **val, size_t *val_len);
+
+struct maps_entry {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;
+	bool exec;
+	const char *path;	/* points into the parsed line; NULL if none */
+};
+
+/* One line of /proc/PID/maps; 0 on success. The line is not modified. */
+int maps_parse_line(const char *line, struct maps_entry *e);
+
+/* Reads a whole small file into a malloc'd buffer (at most max bytes). */
+char *read_file(const char *path, size_t max, size_t *len);
+
+/* 1 set (value copied, malloc'd), 0 unset, -1 unreadable. */
+int proc_getenv(pid_t pid, const char *name, char **value);
+int proc_comm(pid_t pid, char *buf, size_t size);
+char *proc_exe(pid_t pid);
+pid_t proc_ppid(pid_t pid);
+bool proc_exists(pid_t pid);
+
+/* Calls fn for every process on the machine. */
+void proc_for_each(void (*fn)(pid_t pid, void *ctx), void *ctx);
+
+#endif /* CLOCKTRACE_PROCFS_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Views of one model: each reads the model and findings, none touches BPF. */
+#ifndef CLOCKTRACE_REPORT_H
+#define CLOCKTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "findings.h"
+#include "model.h"
+
+struct report_opts {
+	unsigned int top_n;		/* 0: the default cut */
+	bool per_process;		/* histograms per process too */
+	const char *interval_label;	/* set for an interval report */
+};
+
+void report_text(FILE *f, const struct model *m, const struct findings *fs,
+		 const struct report_opts *o);
+void report_json(FILE *f, const struct model *m, const struct findings *fs,
+		 bool pretty);
+void report_openmetrics(FILE *f, const struct model *m);
+/* One interval of attach/run -i: a short table of what changed. */
+void report_interval_text(FILE *f, const struct model *delta,
+			  const struct report_opts *o);
+/* The --libc section of the text report. */
+void report_libc_text(FILE *f, const struct model *m);
+
+uint64_t model_events(const struct model *m);
+
+#endif /* CLOCKTRACE_REPORT_H */

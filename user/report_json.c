@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The JSON report.  Field names are a contract with scripts: keep them. */
+#include <string.h>
+
+#include "clocks.h"
+#include "hist.h"
+#include "json.h"
+#include "report.h"
+
+static void json_hist(struct json *j, const __u64 *slots)
+{
+	json_arr_begin(j, "hist");
+	for (int i = 0; i < HIST_SLOTS; i++) {
+		if (!slots[i])
+			continue;
+		json_obj_begin(j, NULL);
+		json_u64(j, "lo_ns", hist_slot_lo(i));
+		json_u64(j, "hi_ns", hist_slot_hi(i));
+		json_u64(j, "count", slots[i]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_latency(struct json *j, const char *key,
+			 const struct latency *l)
+{
+	json_obj_begin(j, key);
+	json_u64(j, "count", l->count);
+	json_u64(j, "errors", l->errors);
+	json_u64(j, "total_ns", l->total_ns);
+	json_u64(j, "min_ns", l->count ? l->min_ns : 0);
+	json_u64(j, "max_ns", l->max_ns);
+	json_hist(j, l->hist);
+	json_obj_end(j);
+}
+
+static void json_tz(struct json *j, const struct proc_model *p)
+{
+	json_obj_begin(j, "tz");
+	json_u64(j, "accesses", proc_tz_accesses(p));
+	json_u64(j, "errors", proc_tz_errors(p));
+	json_obj_begin(j, "paths");
+	for (size_t i = 0; i < p->npaths; i++) {
+		const char *path = p->paths[i].path;
+		bool seen = false;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= !strcmp(p->paths[k].path, path);
+		if (seen)
+			continue;
+		json_obj_begin(j, path);
+		for (size_t k = i; k < p->npaths; k++)
+			if (!strcmp(p->paths[k].path, path))
+				json_u64(j, kind_name(p->paths[k].kind),
+					 p->paths[k].count);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_obj_begin(j, "latency");
+	for (int k = KIND_FIRST_TZ; k < KIND_MAX; k++)
+		if (p->kinds[k].count)
+			json_latency(j, kind_name(k), &p->kinds[k]);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void json_libc(struct json *j, const struct proc_model *p)
+{
+	json_obj_begin(j, "libc");
+	for (uint32_t f = 1; f < LIBC_FN_MAX; f++) {
+		const struct libc_stats *s = &p->libc[f];
+		bool observable = f != LIBC_TIME && f != LIBC_GETTIMEOFDAY;
+
+		if (!s->calls && observable)
+			continue;
+		json_obj_begin(j, libc_fn_name(f));
+		json_bool(j, "observable", observable);
+		if (observable) {
+			json_u64(j, "count", s->calls);
+			json_bool(j, "timed", libc_fn_timed(f));
+			json_u64(j, "total_ns", s->lat.total_ns);
+			json_hist(j, s->lat.hist);
+		} else {
+			json_null(j, "count");
+			json_str(j, "reason", "glibc binds this symbol to the "
+				 "vDSO through an IFUNC: calls never pass the "
+				 "library symbol, so a uprobe cannot count them");
+		}
+		json_obj_begin(j, "kernel");
+		json_u64(j, "tz_accesses", s->tz_accesses);
+		json_u64(j, "clock_syscalls", s->clock_syscalls);
+		json_u64(j, "kernel_ns", s->kernel_ns);
+		json_obj_end(j);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_arr_begin(j, "callers");
+	for (size_t i = 0; i < p->ncallers; i++) {
+		const struct caller_stat *c = &p->callers[i];
+		char addr[32];
+
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)c->addr);
+		json_obj_begin(j, NULL);
+		json_str(j, "function", libc_fn_name(c->fn));
+		json_str(j, "caller", c->symbol ? c->symbol : addr);
+		json_str(j, "module", c->module);
+		json_str(j, "address", addr);
+		json_u64(j, "count", c->count);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_proc(struct json *j, const struct model *m,
+		      const struct proc_model *p)
+{
+	char buf[64];
+
+	json_obj_begin(j, NULL);
+	json_i64(j, "pid", p->pid);
+	json_i64(j, "ppid", p->ppid);
+	json_u64(j, "depth", p->depth);
+	json_str(j, "comm", p->comm);
+	json_str(j, "exe", p->exe);
+	json_u64(j, "start_ns", p->start_ns > m->start_ns ?
+		 p->start_ns - m->start_ns : 0);
+	if (p->exited) {
+		json_u64(j, "exit_ns", p->exit_ns > m->start_ns ?
+			 p->exit_ns - m->start_ns : 0);
+		json_i64(j, "exit_status", p->exit_status);
+	} else {
+		json_null(j, "exit_ns");
+	}
+	if (p->tz_state == ENV_UNKNOWN)
+		json_null(j, "tz_env");
+	else
+		json_str(j, "tz_env", p->tz_state == ENV_SET ? p->tz : "");
+	json_obj_begin(j, "clock");
+	for (int k = 0; k < KIND_FIRST_TZ; k++)
+		if (p->kinds[k].count)
+			json_latency(j, kind_name(k), &p->kinds[k]);
+	json_obj_end(j);
+	json_obj_begin(j, "clock_ids");
+	for (size_t i = 0; i < p->nclockids; i++)
+		json_u64(j, clock_name(p->clockids[i].clockid, buf, sizeof(buf)),
+			 p->clockids[i].count);
+	json_obj_end(j);
+	json_tz(j, p);
+	if (m->libc_enabled)
+		json_libc(j, p);
+	json_obj_end(j);
+}
+
+static void json_findings(struct json *j, const struct findings *fs)
+{
+	json_arr_begin(j, "findings");
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct finding *f = &fs->v[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "id", f->id);
+		json_str(j, "severity", f->severity);
+		json_arr_begin(j, "pids");
+		for (size_t k = 0; k < f->npids; k++)
+			json_i64(j, NULL, f->pids[k]);
+		json_arr_end(j);
+		json_str(j, "message", f->message);
+		json_str(j, "fix", f->fix);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_losses(struct json *j, const struct model *m)
+{
+	json_u64(j, "lost_events", model_lost(m));
+	json_obj_begin(j, "losses");
+	for (int i = 0; i < LOSS_MAX; i++)
+		json_u64(j, loss_name(i), m->losses[i]);
+	json_obj_end(j);
+}
+
+void report_json(FILE *f, const struct model *m, const struct findings *fs,
+		 bool pretty)
+{
+	struct json j;
+
+	json_init(&j, f, pretty);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "version", CLOCKTRACE_VERSION);
+	json_str(&j, "mode", m->mode);
+	json_arr_begin(&j, "command");
+	for (int i = 0; i < m->ncommand; i++)
+		json_str(&j, NULL, m->command[i]);
+	json_arr_end(&j);
+	json_u64(&j, "duration_ns", model_duration_ns(m));
+	if (m->has_exit) {
+		json_obj_begin(&j, "exit");
+		json_i64(&j, "code", m->exit_code);
+		json_i64(&j, "signal", m->exit_signal);
+		json_obj_end(&j);
+	}
+	json_str(&j, "clocksource", m->clocksource);
+	json_u64(&j, "events", model_events(m));
+	json_losses(&j, m);
+	json_arr_begin(&j, "processes");
+	for (size_t i = 0; i < m->nprocs; i++)
+		json_proc(&j, m, &m->procs[i]);
+	json_arr_end(&j);
+	json_findings(&j, fs);
+	json_obj_end(&j);
+	json_finish(&j);
+}

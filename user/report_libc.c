@@ -1,0 +1,4 @@
+/* TEMP */
+#include "report.h"
+void report_libc_text(FILE *f, const struct model *m);
+void report_libc_text(FILE *f, const struct model *m) { (void)f; (void)m; }

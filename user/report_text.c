@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The report a person reads on stderr after the run. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks.h"
+#include "hist.h"
+#include "report.h"
+#include "util.h"
+
+#define DEFAULT_TOP 30
+
+uint64_t model_events(const struct model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++)
+		n += proc_tz_accesses(&m->procs[i]) +
+		     proc_clock_syscalls(&m->procs[i]);
+	return n;
+}
+
+static void print_header(FILE *f, const struct model *m)
+{
+	char n1[32], n2[32], d[32];
+
+	fprintf(f, "\nclocktrace %s:", m->mode);
+	for (int i = 0; i < m->ncommand; i++) {
+		char arg[256];
+
+		escape_bytes(arg, sizeof(arg), m->command[i],
+			     strlen(m->command[i]));
+		fprintf(f, " %s", arg);
+	}
+	fprintf(f, "\n  %s, %zu process%s, %s events, %s lost",
+		fmt_duration(d, sizeof(d), model_duration_ns(m)), m->nprocs,
+		m->nprocs == 1 ? "" : "es",
+		fmt_count(n1, sizeof(n1), model_events(m)),
+		fmt_count(n2, sizeof(n2), model_lost(m)));
+	if (m->has_exit) {
+		if (m->exit_signal)
+			fprintf(f, ", killed by signal %d", m->exit_signal);
+		else
+			fprintf(f, ", exit %d", m->exit_code);
+	}
+	fprintf(f, "; clocksource %s\n",
+		m->clocksource[0] ? m->clocksource : "unknown");
+}
+
+static void exit_words(char *buf, size_t size, const struct proc_model *p)
+{
+	if (!p->exited)
+		snprintf(buf, size, "running");
+	else if (p->exit_status & 0x7f)
+		snprintf(buf, size, "sig %d", p->exit_status & 0x7f);
+	else
+		snprintf(buf, size, "%d", (p->exit_status >> 8) & 0xff);
+}
+
+static void print_proc_row(FILE *f, const struct proc_model *p)
+{
+	char comm[80], exe[200], tz[32], clk[32], ex[16];
+	int indent = p->depth < 8 ? p->depth * 2 : 16;
+
+	escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
+	escape_bytes(exe, sizeof(exe), p->exe ? p->exe : "",
+		     p->exe ? strlen(p->exe) : 0);
+	exit_words(ex, sizeof(ex), p);
+	fprintf(f, "  %8d %8d %*s%-*s %12s %14s %8s  %s\n", p->pid, p->ppid,
+		indent, "", 18 - indent, comm,
+		fmt_count(tz, sizeof(tz), proc_tz_accesses(p)),
+		fmt_count(clk, sizeof(clk), proc_clock_syscalls(p)), ex, exe);
+}
+
+static int by_ppid(const void *a, const void *b)
+{
+	const struct proc_model *x = *(const struct proc_model **)a;
+	const struct proc_model *y = *(const struct proc_model **)b;
+
+	return (x->ppid > y->ppid) - (x->ppid < y->ppid);
+}
+
+/* Depth-first, siblings most active first (the order of byact is kept). */
+static void print_subtree(FILE *f, struct proc_model **kids, size_t n,
+			  const struct proc_model *p, unsigned int *budget,
+			  int level)
+{
+	size_t lo = 0, hi = n;
+
+	if (!*budget || level > 64)
+		return;
+	print_proc_row(f, p);
+	(*budget)--;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (kids[mid]->ppid < p->pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && kids[lo]->ppid == p->pid; lo++)
+		if (kids[lo]->pid != p->pid && kids[lo]->depth > p->depth)
+			print_subtree(f, kids, n, kids[lo], budget, level + 1);
+}
+
+static void print_tree(FILE *f, const struct model *m,
+		       const struct report_opts *o)
+{
+	struct proc_model **byact = model_by_activity(m);
+	struct proc_model **kids = xcalloc(m->nprocs, sizeof(*kids));
+	unsigned int top = o->top_n ? o->top_n : DEFAULT_TOP;
+	unsigned int budget = top;
+
+	memcpy(kids, byact, m->nprocs * sizeof(*kids));
+	/* qsort is not stable: a merge by ppid that keeps activity order. */
+	for (size_t i = 1; i < m->nprocs; i++) {
+		struct proc_model *k = kids[i];
+		size_t j = i;
+
+		while (j > 0 && by_ppid(&kids[j - 1], &k) > 0) {
+			kids[j] = kids[j - 1];
+			j--;
+		}
+		kids[j] = k;
+	}
+	fprintf(f, "\nPROCESSES (tree, most active first)\n");
+	fprintf(f, "  %8s %8s %-18s %12s %14s %8s  %s\n", "PID", "PPID", "COMM",
+		"TZ-ACCESSES", "CLOCK-SYSCALLS", "EXIT", "EXE");
+	if (m->nprocs > top) {
+		for (size_t i = 0; i < m->nprocs && budget; i++)
+			print_proc_row(f, byact[i]), budget--;
+		fprintf(f, "  ... %zu more processes (--top N shows more)\n",
+			m->nprocs - top);
+	} else {
+		for (size_t i = 0; i < m->nprocs; i++)
+			if (!model_find(m, m->procs[i].ppid) ||
+			    m->procs[i].depth == 0)
+				print_subtree(f, kids, m->nprocs, &m->procs[i],
+					      &budget, 0);
+	}
+	free(kids);
+	free(byact);
+}
+
+struct group {
+	size_t procs;
+	uint64_t tz;
+	uint64_t clock;
+};
+
+static void print_group(FILE *f, const char *name, const struct group *g)
+{
+	char a[32], b[32], c[32], d[32];
+	double n = g->procs ? g->procs : 1;
+
+	fprintf(f, "  %-10s %9zu %14s %12s %16s %12s\n", name, g->procs,
+		fmt_count(a, sizeof(a), g->tz),
+		fmt_count(b, sizeof(b), (uint64_t)(g->tz / n + 0.5)),
+		fmt_count(c, sizeof(c), g->clock),
+		fmt_count(d, sizeof(d), (uint64_t)(g->clock / n + 0.5)));
+}
+
+static void print_parent_vs_children(FILE *f, const struct model *m)
+{
+	struct group parent = {}, children = {};
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+		struct group *g = p->depth == 0 ? &parent : &children;
+
+		g->procs++;
+		g->tz += proc_tz_accesses(p);
+		g->clock += proc_clock_syscalls(p);
+	}
+	if (!children.procs)
+		return;
+	fprintf(f, "\nPARENT VERSUS CHILDREN\n");
+	fprintf(f, "  %-10s %9s %14s %12s %16s %12s\n", "", "PROCESSES",
+		"TZ-ACCESSES", "PER-PROCESS", "CLOCK-SYSCALLS", "PER-PROCESS");
+	print_group(f, "parent", &parent);
+	print_group(f, "children", &children);
+}
+
+static void print_tz_paths(FILE *f, const struct model *m)
+{
+	struct tz_path_stat *all = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		for (size_t k = 0; k < p->npaths; k++) {
+			size_t j;
+
+			for (j = 0; j < n; j++)
+				if (all[j].kind == p->paths[k].kind &&
+				    !strcmp(all[j].path, p->paths[k].path))
+					break;
+			if (j == n) {
+				all = xrealloc(all, n + 1, sizeof(*all));
+				all[n] = p->paths[k];
+				all[n].count = all[n].errors = 0;
+				n++;
+			}
+			all[j].count += p->paths[k].count;
+			all[j].errors += p->paths[k].errors;
+		}
+	}
+	if (n) {
+		fprintf(f, "\nTIME-ZONE FILE ACCESSES (all processes)\n");
+		fprintf(f, "  %-9s %12s %10s  %s\n", "OP", "COUNT", "ERRORS",
+			"PATH");
+	}
+	for (size_t j = 0; j < n; j++) {
+		char path[4 * TZ_PATH_LEN + 1], c[32], e[32];
+
+		escape_bytes(path, sizeof(path), all[j].path,
+			     strlen(all[j].path));
+		fprintf(f, "  %-9s %12s %10s  %s%s\n", kind_name(all[j].kind),
+			fmt_count(c, sizeof(c), all[j].count),
+			fmt_count(e, sizeof(e), all[j].errors), path,
+			strlen(all[j].path) >= TZ_PATH_LEN - 1 ? "..." : "");
+	}
+	free(all);
+}
+
+static void print_clockids(FILE *f, const struct model *m)
+{
+	struct clockid_stat *all = NULL;
+	size_t n = 0;
+	char name[64], c[32];
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		for (size_t k = 0; k < p->nclockids; k++) {
+			size_t j;
+
+			for (j = 0; j < n; j++)
+				if (all[j].clockid == p->clockids[k].clockid)
+					break;
+			if (j == n) {
+				all = xrealloc(all, n + 1, sizeof(*all));
+				all[n].clockid = p->clockids[k].clockid;
+				all[n++].count = 0;
+			}
+			all[j].count += p->clockids[k].count;
+		}
+	}
+	if (n)
+		fprintf(f, "\nCLOCK IDS READ THROUGH THE KERNEL (clock_gettime)\n");
+	for (size_t j = 0; j < n; j++)
+		fprintf(f, "  %-28s %12s  %s\n",
+			clock_name(all[j].clockid, name, sizeof(name)),
+			fmt_count(c, sizeof(c), all[j].count),
+			clock_is_cpu(all[j].clockid) ? "(CPU-time clock: always a syscall)" :
+			clock_vdso_capable(all[j].clockid) ? "(vDSO-capable)" : "");
+	free(all);
+}
+
+static void print_latency(FILE *f, const char *title, const struct latency *l)
+{
+	char avg[32], lo[32], hi[32], c[32];
+
+	if (!l->count)
+		return;
+	fprintf(f, "\n%s: %s calls, %llu errors, avg %s, min %s, max %s\n",
+		title, fmt_count(c, sizeof(c), l->count),
+		(unsigned long long)l->errors,
+		fmt_duration(avg, sizeof(avg), (double)l->total_ns / l->count),
+		fmt_duration(lo, sizeof(lo), l->min_ns),
+		fmt_duration(hi, sizeof(hi), l->max_ns));
+	print_log2_hist(f, l->hist, HIST_SLOTS, "nsecs");
+}
+
+static void latency_merge(struct latency *dst, const struct latency *src)
+{
+	if (!src->count)
+		return;
+	if (!dst->count || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	dst->count += src->count;
+	dst->errors += src->errors;
+	dst->total_ns += src->total_ns;
+	for (int i = 0; i < HIST_SLOTS; i++)
+		dst->hist[i] += src->hist[i];
+}
+
+static const char *latency_title(int kind, char *buf, size_t size)
+{
+	if (kind_is_tz(kind))
+		snprintf(buf, size, "LATENCY %s() of time-zone files",
+			 kind_name(kind));
+	else
+		snprintf(buf, size, "LATENCY %s() syscalls", kind_name(kind));
+	return buf;
+}
+
+static void print_histograms(FILE *f, const struct model *m,
+			     const struct report_opts *o)
+{
+	char title[128];
+
+	for (int k = 0; k < KIND_MAX; k++) {
+		struct latency all = {};
+
+		for (size_t i = 0; i < m->nprocs; i++)
+			latency_merge(&all, &m->procs[i].kinds[k]);
+		print_latency(f, latency_title(k, title, sizeof(title)), &all);
+	}
+	if (!o->per_process)
+		return;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		for (int k = 0; k < KIND_MAX; k++) {
+			char t[160];
+
+			snprintf(t, sizeof(t), "%s, pid %d",
+				 latency_title(k, title, sizeof(title)),
+				 m->procs[i].pid);
+			print_latency(f, t, &m->procs[i].kinds[k]);
+		}
+	}
+}
+
+static void print_findings(FILE *f, const struct findings *fs)
+{
+	fprintf(f, "\nFINDINGS\n");
+	if (!fs->n)
+		fprintf(f, "  none: no repeated time-zone reads and no clock "
+			"syscalls worth a change\n");
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct finding *fd = &fs->v[i];
+
+		fprintf(f, "  [%s] %s:", fd->severity, fd->id);
+		for (size_t k = 0; k < fd->npids && k < 8; k++)
+			fprintf(f, " %d", fd->pids[k]);
+		if (fd->npids > 8)
+			fprintf(f, " (+%zu more)", fd->npids - 8);
+		fprintf(f, "\n    %s\n    fix: %s\n", fd->message, fd->fix);
+	}
+}
+
+static void print_losses(FILE *f, const struct model *m)
+{
+	if (!model_lost(m))
+		return;
+	fprintf(f, "\nNOT RECORDED (counted, not silently dropped)\n");
+	for (int i = 0; i < LOSS_MAX; i++)
+		if (m->losses[i])
+			fprintf(f, "  %-26s %llu\n", loss_name(i),
+				(unsigned long long)m->losses[i]);
+	if (m->losses[LOSS_PROC_MAP_FULL])
+		fprintf(f, "  (processes beyond --max-procs were not traced; "
+			"raise it to trace them)\n");
+}
+
+
+
+void report_text(FILE *f, const struct model *m, const struct findings *fs,
+		 const struct report_opts *o)
+{
+	print_header(f, m);
+	print_tree(f, m, o);
+	print_parent_vs_children(f, m);
+	print_tz_paths(f, m);
+	print_clockids(f, m);
+	print_histograms(f, m, o);
+	if (m->libc_enabled)
+		report_libc_text(f, m);
+	print_losses(f, m);
+	print_findings(f, fs);
+	fflush(f);
+}
+
+void report_interval_text(FILE *f, const struct model *delta,
+			  const struct report_opts *o)
+{
+	struct proc_model **byact = model_by_activity(delta);
+	unsigned int top = o->top_n ? o->top_n : 10;
+	char d[32], ev[32], tz[32], clk[32], comm[80];
+
+	fprintf(f, "\n%s%sinterval %s: %s events, %llu lost\n",
+		o->interval_label ? o->interval_label : "",
+		o->interval_label && *o->interval_label ? " " : "",
+		fmt_duration(d, sizeof(d), model_duration_ns(delta)),
+		fmt_count(ev, sizeof(ev), model_events(delta)),
+		(unsigned long long)model_lost(delta));
+	fprintf(f, "  %8s %-16s %12s %14s\n", "PID", "COMM", "TZ-ACCESSES",
+		"CLOCK-SYSCALLS");
+	for (size_t i = 0; i < delta->nprocs && i < top; i++) {
+		const struct proc_model *p = byact[i];
+
+		if (!proc_tz_accesses(p) && !proc_clock_syscalls(p))
+			break;
+		escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
+		fprintf(f, "  %8d %-16s %12s %14s\n", p->pid, comm,
+			fmt_count(tz, sizeof(tz), proc_tz_accesses(p)),
+			fmt_count(clk, sizeof(clk), proc_clock_syscalls(p)));
+	}
+	fflush(f);
+	free(byact);
+}

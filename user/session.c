@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The life of a tracing session, the same for run and attach: parse, open
+ * the output, load and attach, seed the targets, loop, report, detach.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+
+#include "clocks.h"
+#include "clocktrace.h"
+#include "cli.h"
+#include "findings.h"
+#include "launch.h"
+#include "libc_probe.h"
+#include "procfs.h"
+#include "report.h"
+#include "session.h"
+#include "tracer.h"
+#include "util.h"
+
+#define POLL_MS 100
+
+static int open_output(const char *path, FILE **out, FILE *dflt)
+{
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	int fd;
+
+	if (!path) {
+		*out = dflt;
+		return 0;
+	}
+	/* Never follow a link planted where root writes the report. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		warn("cannot write %s: %s", path,
+		     errno == ELOOP ? "it is a symbolic link (not followed)" :
+		     strerror(errno));
+		return EXIT_TOOL_FAILURE;
+	}
+	/* Under sudo, the report belongs to the user who asked for it. */
+	if (sudo_uid && sudo_gid && geteuid() == 0) {
+		uint64_t uid, gid;
+
+		if (!parse_u64(sudo_uid, 0, UINT32_MAX, &uid) &&
+		    !parse_u64(sudo_gid, 0, UINT32_MAX, &gid) &&
+		    fchown(fd, uid, gid))
+			warn("cannot give %s to uid %s: %s", path, sudo_uid,
+			     strerror(errno));
+	}
+	*out = fdopen(fd, "w");
+	return *out ? 0 : EXIT_TOOL_FAILURE;
+}
+
+/* TZ=:/path names a file, TZDIR a directory: both are tz files to us. */
+static void add_env_tz_paths(struct session *s, const char *tz,
+			     const char *tzdir)
+{
+	if (tz && tz[0] == ':' && tz[1] == '/')
+		tracer_add_tz_path(&s->tracer, tz + 1, true);
+	else if (tz && tz[0] == '/')
+		tracer_add_tz_path(&s->tracer, tz, true);
+	if (tzdir && tzdir[0] == '/')
+		tracer_add_tz_path(&s->tracer, tzdir, false);
+}
+
+static void set_proc_env(struct proc_model *p, int state, char *tz,
+			 char *tzdir)
+{
+	free(p->tz);
+	free(p->tzdir);
+	p->tz_state = state;
+	p->tz = tz;
+	p->tzdir = tzdir;
+}
+
+static void learn_proc_env(struct session *s, struct proc_model *p)
+{
+	char *tz = NULL, *tzdir = NULL;
+	int found = proc_getenv(p->pid, "TZ", &tz);
+
+	if (found < 0)
+		return;
+	proc_getenv(p->pid, "TZDIR", &tzdir);
+	add_env_tz_paths(s, tz, tzdir);
+	set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
+}
+
+static void inherit_env(struct proc_model *child, const struct proc_model *parent)
+{
+	set_proc_env(child, parent->tz_state,
+		     parent->tz ? xstrdup(parent->tz) : NULL,
+		     parent->tzdir ? xstrdup(parent->tzdir) : NULL);
+}
+
+static void on_event(void *ctx, const struct event *e)
+{
+	struct session *s = ctx;
+	struct proc_model *p = model_proc(&s->model, e->pid), *parent;
+
+	switch (e->type) {
+	case EVENT_FORK:
+		p->ppid = e->ppid;
+		parent = model_find(&s->model, e->ppid);
+		if (!parent)
+			break;
+		if (p->tz_state == ENV_UNKNOWN)
+			inherit_env(p, parent);
+		if (!p->exe && parent->exe)
+			p->exe = xstrdup(parent->exe);
+		break;
+	case EVENT_EXEC:
+		free(p->exe);
+		p->exe = proc_exe(e->pid);
+		if (!p->exe)
+			p->exe = strndup(e->exe, EXE_LEN);
+		learn_proc_env(s, p);
+		if (s->env.libc)
+			libc_probe_process(&s->libc, &s->tracer, p);
+		break;
+	case EVENT_EXIT:
+		s->exits_seen++;
+		break;
+	}
+}
+
+static int add_timer(struct session *s, double seconds, int *fd)
+{
+	struct itimerspec its = {};
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	*fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	its.it_value.tv_sec = (time_t)seconds;
+	its.it_value.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9);
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+		its.it_value.tv_nsec = 1;
+	its.it_interval = its.it_value;
+	ev.data.fd = *fd;
+	timerfd_settime(*fd, 0, &its, NULL);
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, *fd, &ev);
+}
+
+static int watch_fd(struct session *s, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Signals arrive on a descriptor, so the loop has one place to wait. */
+static int setup_signals(struct session *s)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &s->old_mask);
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sigfd < 0 ? -1 : 0;
+}
+
+static int session_setup(struct session *s)
+{
+	struct tracer_opts o = {
+		.trace_all = s->env.mode == MODE_TOP,
+		.max_procs = s->env.max_procs,
+		.ringbuf_kb = s->env.ringbuf_kb,
+		.verbose = s->env.verbose,
+		.on_event = on_event,
+		.ctx = s,
+	};
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0 || setup_signals(s))
+		return -1;
+	if (tracer_open(&s->tracer, &o))
+		return -1;
+	if (watch_fd(s, tracer_ring_fd(&s->tracer)) || watch_fd(s, s->sigfd))
+		return -1;
+	if (s->env.libc)
+		libc_probe_init(&s->libc, s->env.verbose);
+	s->model.mode = mode_name(s->env.mode);
+	s->model.libc_enabled = s->env.libc;
+	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
+			 "current_clocksource");
+	return 0;
+}
+
+static void session_teardown(struct session *s)
+{
+	if (s->env.libc)
+		libc_probe_close(&s->libc);
+	tracer_close(&s->tracer);
+	if (s->epfd > 0)
+		close(s->epfd);
+	if (s->sigfd > 0)
+		close(s->sigfd);
+	if (s->timerfd > 0)
+		close(s->timerfd);
+	if (s->stopfd > 0)
+		close(s->stopfd);
+}
+
+static bool any_alive(struct session *s)
+{
+	tracer_collect(&s->tracer, &s->model);
+	for (size_t i = 0; i < s->model.nprocs; i++)
+		if (!s->model.procs[i].exited)
+			return true;
+	return false;
+}
+
+static void forward_signal(struct session *s, const struct signalfd_siginfo *si)
+{
+	/* A terminal's ^C reaches PROG's process group by itself. */
+	if (s->env.mode == MODE_RUN && s->launch.pid > 0 && !s->prog_exited &&
+	    si->ssi_code != SI_KERNEL)
+		kill(s->launch.pid, si->ssi_signo);
+}
+
+/* Returns true when the session should end now. */
+static bool handle_signal(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (++s->interrupts > 1) {
+			s->abort_signal = si.ssi_signo;
+			return true;
+		}
+		if (s->env.mode == MODE_RUN) {
+			forward_signal(s, &si);
+			continue;
+		}
+		return true;
+	}
+	return false;
+}
+
+static void reap_prog(struct session *s)
+{
+	int status;
+
+	if (waitpid(s->launch.pid, &status, WNOHANG) != s->launch.pid)
+		return;
+	s->prog_exited = true;
+	s->prog_status = status;
+	s->model.end_ns = now_ns();
+}
+
+static void print_interval(struct session *s)
+{
+	struct model delta = {};
+	struct findings fs = {};
+	struct report_opts ro = { .top_n = s->env.top_n ? s->env.top_n : 10 };
+	char label[64] = "";
+
+	tracer_poll_events(&s->tracer);
+	tracer_collect(&s->tracer, &s->model);
+	s->model.end_ns = now_ns();
+	model_delta(&s->prev, &s->model, &delta);
+	if (s->env.timestamps) {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(label, sizeof(label), "%H:%M:%S", &tm);
+	}
+	ro.interval_label = label;
+	if (s->env.format == FORMAT_JSON) {
+		report_json(s->out, &delta, &fs, false);
+	} else if (s->env.format == FORMAT_OPENMETRICS) {
+		report_openmetrics(s->out, &s->model);
+	} else {
+		findings_build(&delta, &fs);
+		report_interval_text(s->out, &delta, &ro);
+	}
+	findings_free(&fs);
+	model_free(&delta);
+	model_copy(&s->prev, &s->model);
+}
+
+static void loop(struct session *s)
+{
+	struct epoll_event evs[8];
+	uint64_t deadline = s->env.duration > 0 ?
+		s->model.start_ns + (uint64_t)(s->env.duration * 1e9) : 0;
+
+	for (;;) {
+		int n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), POLL_MS);
+
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			uint64_t ticks;
+
+			if (fd == s->sigfd && handle_signal(s))
+				return;
+			if (fd == s->timerfd &&
+			    read(fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+				print_interval(s);
+			if (fd == s->launch.pidfd)
+				reap_prog(s);
+		}
+		tracer_poll_events(&s->tracer);
+		if (deadline && now_ns() >= deadline)
+			return;
+		if (s->env.mode == MODE_RUN && s->prog_exited &&
+		    (!s->env.follow || !any_alive(s)))
+			return;
+		if (s->env.mode == MODE_ATTACH && s->exits_seen &&
+		    !any_alive(s))
+			return;
+	}
+}
+
+static void finish_model(struct session *s)
+{
+	tracer_poll_events(&s->tracer);
+	tracer_collect(&s->tracer, &s->model);
+	if (!s->model.end_ns || s->env.mode != MODE_RUN || s->env.follow)
+		s->model.end_ns = now_ns();
+	for (size_t i = 0; i < s->model.nprocs; i++) {
+		struct proc_model *p = &s->model.procs[i];
+
+		if (!p->exe && !p->exited)
+			p->exe = proc_exe(p->pid);
+	}
+	if (s->env.libc)
+		libc_probe_finish(&s->libc, &s->model);
+	if (s->prog_exited) {
+		s->model.has_exit = true;
+		if (WIFSIGNALED(s->prog_status))
+			s->model.exit_signal = WTERMSIG(s->prog_status);
+		else
+			s->model.exit_code = WEXITSTATUS(s->prog_status);
+	}
+}
+
+static void write_report(struct session *s)
+{
+	struct findings fs;
+	struct report_opts ro = {
+		.top_n = s->env.top_n,
+		.per_process = s->env.per_process,
+	};
+
+	findings_build(&s->model, &fs);
+	if (s->env.format == FORMAT_JSON)
+		report_json(s->out, &s->model, &fs, true);
+	else if (s->env.format == FORMAT_OPENMETRICS)
+		report_openmetrics(s->out, &s->model);
+	else
+		report_text(s->out, &s->model, &fs, &ro);
+	findings_free(&fs);
+	fflush(s->out);
+}
+
+static int run_status(const struct session *s)
+{
+	if (s->abort_signal)
+		return 128 + s->abort_signal;
+	if (!s->prog_exited)
+		return 0;
+	if (WIFSIGNALED(s->prog_status))
+		return 128 + WTERMSIG(s->prog_status);
+	return WEXITSTATUS(s->prog_status);
+}
+
+static void warn_root_prog(const struct env *env)
+{
+	const char *sudo_user = getenv("SUDO_USER");
+
+	if (env->user || !sudo_user || geteuid() != 0)
+		return;
+	warn("note: PROG runs as root; use -u %s to run it as yourself",
+	     sudo_user);
+}
+
+static int seed_run(struct session *s)
+{
+	struct proc_model *root;
+	char *tz = getenv("TZ"), *tzdir = getenv("TZDIR");
+	int err;
+
+	if (tracer_add_proc(&s->tracer, s->launch.pid, getpid(), 0, NULL))
+		return EXIT_TOOL_FAILURE;
+	/* PROG inherits our environment: its tz files are known up front. */
+	add_env_tz_paths(s, tz, tzdir);
+	root = model_proc(&s->model, s->launch.pid);
+	set_proc_env(root, tz ? ENV_SET : ENV_UNSET, tz ? xstrdup(tz) : NULL,
+		     tzdir ? xstrdup(tzdir) : NULL);
+	if (watch_fd(s, s->launch.pidfd))
+		return EXIT_TOOL_FAILURE;
+	s->model.start_ns = now_ns();
+	err = launch_release(&s->launch, s->env.prog_argv[0]);
+	if (err)
+		s->launch.pid = 0;
+	return err;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	int err;
+
+	err = cli_parse(MODE_RUN, argc, argv, &s->env);
+	if (err)
+		goto out_free;
+	err = tracer_check_privileges();
+	if (err)
+		goto out_free;
+	err = open_output(s->env.output, &s->out, stderr);
+	if (err)
+		goto out_free;
+	warn_root_prog(&s->env);
+	s->model.command = s->env.prog_argv;
+	s->model.ncommand = s->env.prog_argc;
+	err = EXIT_TOOL_FAILURE;
+	if (session_setup(s))
+		goto out;
+	if (launch_prepare(&s->launch, s->env.prog_argv, s->env.user,
+			   &s->old_mask))
+		goto out;
+	err = seed_run(s);
+	if (err)
+		goto out;
+	if (s->env.interval > 0)
+		add_timer(s, s->env.interval, &s->timerfd);
+	model_copy(&s->prev, &s->model);
+	loop(s);
+	if (s->abort_signal) {
+		err = run_status(s);
+		goto out;
+	}
+	finish_model(s);
+	write_report(s);
+	err = run_status(s);
+out:
+	launch_abort(&s->launch);
+	session_teardown(s);
+	if (s->out && s->out != stderr)
+		fclose(s->out);
+out_free:
+	model_free(&s->model);
+	model_free(&s->prev);
+	free(s->env.pids);
+	free(s);
+	return err < 0 ? 0 : err;
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "clocktrace.skel.h"
+#include "tracer.h"
+#include "util.h"
+
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG || (level == LIBBPF_INFO && !verbose_libbpf))
+		return 0;
+	if (!verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+int tracer_check_privileges(void)
+{
+	if (access(BTF_PATH, R_OK)) {
+		warn("this kernel has no BTF (%s): clocktrace needs a kernel "
+		     "built with CONFIG_DEBUG_INFO_BTF=y", BTF_PATH);
+		return EXIT_TOOL_FAILURE;
+	}
+	if (has_cap(CAP_SYS_ADMIN) ||
+	    (has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
+		return 0;
+	warn("permission denied: tracing needs root, or CAP_BPF and "
+	     "CAP_PERFMON (try: sudo clocktrace ...)");
+	return EXIT_TOOL_FAILURE;
+}
+
+static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
+{
+	unsigned int n = o->max_procs;
+
+	bpf_map__set_max_entries(skel->maps.procs, n);
+	bpf_map__set_max_entries(skel->maps.stats, n * 4);
+	bpf_map__set_max_entries(skel->maps.clockids, n * 2);
+	bpf_map__set_max_entries(skel->maps.tz_paths, n * 2);
+	bpf_map__set_max_entries(skel->maps.libc_stats, n * 4);
+	bpf_map__set_max_entries(skel->maps.callers, n * 2);
+	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
+	if (o->trace_all) {
+		/* top runs for hours over every process: forget the oldest. */
+		bpf_map__set_type(skel->maps.stats, BPF_MAP_TYPE_LRU_HASH);
+		bpf_map__set_map_flags(skel->maps.stats, 0);
+		bpf_map__set_type(skel->maps.clockids, BPF_MAP_TYPE_LRU_HASH);
+		bpf_map__set_map_flags(skel->maps.clockids, 0);
+		bpf_map__set_type(skel->maps.tz_paths, BPF_MAP_TYPE_LRU_HASH);
+		bpf_map__set_map_flags(skel->maps.tz_paths, 0);
+	}
+}
+
+static int attach_tracepoints(struct tracer *t)
+{
+	struct bpf_program *progs[] = {
+		t->skel->progs.sched_fork, t->skel->progs.sched_exec,
+		t->skel->progs.sched_exit, t->skel->progs.sys_enter,
+		t->skel->progs.sys_exit,
+	};
+	struct bpf_link **links[] = {
+		&t->skel->links.sched_fork, &t->skel->links.sched_exec,
+		&t->skel->links.sched_exit, &t->skel->links.sys_enter,
+		&t->skel->links.sys_exit,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		*links[i] = bpf_program__attach(progs[i]);
+		if (!*links[i]) {
+			warn("cannot attach %s: %s", bpf_program__name(progs[i]),
+			     strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+
+	if (size >= sizeof(struct event) && t->opts.on_event)
+		t->opts.on_event(t->opts.ctx, data);
+	return 0;
+}
+
+int tracer_open(struct tracer *t, const struct tracer_opts *opts)
+{
+	struct clocktrace_bpf *skel;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->opts = *opts;
+	verbose_libbpf = opts->verbose;
+	libbpf_set_print(libbpf_print);
+
+	skel = clocktrace_bpf__open();
+	if (!skel) {
+		warn("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	t->skel = skel;
+	skel->rodata->trace_all = opts->trace_all;
+	skel->rodata->self_tgid = getpid();
+	size_maps(skel, opts);
+
+	err = clocktrace_bpf__load(skel);
+	if (err) {
+		warn("cannot load the BPF programs: %s%s", strerror(-err),
+		     opts->verbose ? "" : " (run with -v for the verifier's log)");
+		goto fail;
+	}
+	if (attach_tracepoints(t))
+		goto fail;
+	t->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event,
+				 t, NULL);
+	if (!t->rb) {
+		warn("cannot open the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	tracer_close(t);
+	return -1;
+}
+
+void tracer_close(struct tracer *t)
+{
+	ring_buffer__free(t->rb);
+	clocktrace_bpf__destroy(t->skel);
+	t->rb = NULL;
+	t->skel = NULL;
+}
+
+int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
+		    unsigned int depth, const char *comm)
+{
+	struct proc p = {
+		.ppid = ppid,
+		.depth = depth,
+		.flags = PROC_ROOT,
+		.start_ns = now_ns(),
+	};
+	__u32 key = pid;
+
+	if (comm)
+		strncpy(p.comm, comm, sizeof(p.comm) - 1);
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p,
+				BPF_ANY)) {
+		warn("cannot track pid %d: %s", pid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int tracer_add_tz_path(struct tracer *t, const char *path, bool exact)
+{
+	int fd = bpf_map__fd(t->skel->maps.tz_user_paths);
+	struct tz_user_path u = {};
+	size_t len = strlen(path);
+
+	if (!len || len >= TZ_PATH_LEN)
+		return -1;
+	for (__u32 i = 0; i < TZ_USER_PATHS; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &u))
+			return -1;
+		if (u.len == len && u.exact == exact &&
+		    !memcmp(u.path, path, len))
+			return 0;
+		if (u.len)
+			continue;
+		memset(&u, 0, sizeof(u));
+		u.len = len;
+		u.exact = exact;
+		memcpy(u.path, path, len);
+		return bpf_map_update_elem(fd, &i, &u, BPF_ANY);
+	}
+	return -1;
+}
+
+int tracer_ring_fd(struct tracer *t)
+{
+	return ring_buffer__epoll_fd(t->rb);
+}
+
+int tracer_poll_events(struct tracer *t)
+{
+	return ring_buffer__consume(t->rb);
+}

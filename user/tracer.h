@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The BPF side's life: open, configure, load, attach, seed, read, destroy. */
+#ifndef CLOCKTRACE_TRACER_H
+#define CLOCKTRACE_TRACER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "model.h"
+
+struct clocktrace_bpf;
+struct ring_buffer;
+struct event;
+
+typedef void (*event_fn)(void *ctx, const struct event *e);
+
+struct tracer_opts {
+	bool trace_all;			/* every process on the machine */
+	unsigned int max_procs;
+	unsigned int ringbuf_kb;
+	bool verbose;
+	event_fn on_event;
+	void *ctx;
+};
+
+struct tracer {
+	struct clocktrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct tracer_opts opts;
+};
+
+/* Fails with one line on stderr; returns EXIT_TOOL_FAILURE then. */
+int tracer_check_privileges(void);
+int tracer_open(struct tracer *t, const struct tracer_opts *opts);
+void tracer_close(struct tracer *t);
+
+int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
+		    unsigned int depth, const char *comm);
+/* A TZDIR directory or the file of TZ=:path, beyond the built-in ones. */
+int tracer_add_tz_path(struct tracer *t, const char *path, bool exact);
+
+int tracer_ring_fd(struct tracer *t);
+int tracer_poll_events(struct tracer *t);
+
+/* Everything the maps hold, into m (which may already hold processes). */
+int tracer_collect(struct tracer *t, struct model *m);
+
+#endif /* CLOCKTRACE_TRACER_H */
