@@ -79,6 +79,7 @@ $(OUT)/clocktrace: $(USER_OBJS)
 
 $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
 
 vmlinux:

@@ -1,6 +1,7 @@
 # Shared by the bats files.  Tests run as root against the real binary.
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 CT="$ROOT/clocktrace"
+CT=${CLOCKTRACE_BIN:-$CT}
 TOOLS="$ROOT/tools"
 
 # Sum of field NAME over the WORKLOAD lines in FILE (the workloads' own counts).

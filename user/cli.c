@@ -37,7 +37,7 @@ static const struct option_doc docs[] = {
 	  "trace every process whose comm is NAME" },
 	{ { "tree", no_argument, NULL, OPT_TREE }, M_ATTACH, NULL,
 	  "also trace the targets' existing descendants" },
-	{ { "duration", required_argument, NULL, 'd' }, M_ALL, "SECONDS",
+	{ { "duration", required_argument, NULL, 'd' }, M_ATTACH | M_TOP, "SECONDS",
 	  "stop after SECONDS" },
 	{ { "interval", required_argument, NULL, 'i' }, M_ALL, "SECONDS",
 	  "report every SECONDS (top: refresh period, default 1)" },

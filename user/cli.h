@@ -35,8 +35,8 @@ struct env {
 };
 
 /*
- * argv[0] is the subcommand.  Returns 0, or an exit status after printing
- * one line (125 for bad usage, 0 after --help).
+ * argv[0] is the subcommand.  Returns 0 when the session should go on,
+ * -1 after --help (exit 0), or 125 after one line on stderr.
  */
 int cli_parse(enum mode mode, int argc, char **argv, struct env *env);
 void cli_usage(FILE *f, enum mode mode);

@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+
+bats_require_minimum_version 1.5.0
+# clocktrace run: exact counts against the workloads' own counts and strace.
+
+load helpers
+
+setup() {
+	T=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$T"
+}
+
+@test "run: forktree counts per process equal the workload's own counts" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 2 -W 3 -k 7 -o 2 \
+		-s CLOCK_PROCESS_CPUTIME_ID:11 2>"$T/err"
+	[ "$(grep -c '^WORKLOAD' "$T/err")" -eq 13 ]
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 13 ]
+	while read -r pid stat open clk; do
+		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
+			"\(.tz.paths["/etc/localtime"].stat) \(.tz.paths["/etc/localtime"].open) \(.clock.clock_gettime.count)"' "$T/r.json")
+		[ "$got" = "$stat $open $clk" ]
+	done < <(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' "$T/err")
+	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq 143 ]
+	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}
+
+@test "run: depth and parents form the tree" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 3 -W 2 -k 1 2>/dev/null
+	[ "$(jqr "$T/r.json" '[.processes[] | select(.depth == 0)] | length')" -eq 1 ]
+	[ "$(jqr "$T/r.json" '[.processes[] | select(.depth == 3)] | length')" -eq 8 ]
+	# Every non-root process's parent is in the report, one level up.
+	run jq -e '(.processes | map({(.pid|tostring): .depth}) | add) as $d |
+		all(.processes[] | select(.depth > 0); $d[(.ppid|tostring)] == .depth - 1)' "$T/r.json"
+	[ "$status" -eq 0 ]
+}
+
+@test "run: tzloop stat counts per pid equal strace's, in the same run" {
+	"$CT" run --json -o "$T/r.json" -- strace -f -qq -o "$T/trace" \
+		-e trace=newfstatat,openat "$TOOLS/tzloop" -n 3000 -c 3 >/dev/null 2>&1
+	awk '/"\/etc\/localtime"/ && /newfstatat/ {n[$1]++} END {for (p in n) print p, n[p]}' \
+		"$T/trace" | sort > "$T/strace.txt"
+	jq -r '.processes[] | select(.tz.paths["/etc/localtime"].stat != null) |
+		"\(.pid) \(.tz.paths["/etc/localtime"].stat)"' "$T/r.json" | sort > "$T/ours.txt"
+	[ "$(wc -l < "$T/strace.txt")" -eq 4 ]
+	diff "$T/strace.txt" "$T/ours.txt"
+}
+
+@test "run: TZ unset re-stats per call and is a finding; TZ=:/etc/localtime is not" {
+	env -u TZ "$CT" run --json -o "$T/unset.json" -- "$TOOLS/tzloop" -n 2000 -c 2 >/dev/null 2>&1
+	TZ=:/etc/localtime "$CT" run --json -o "$T/set.json" -- "$TOOLS/tzloop" -n 2000 -c 2 >/dev/null 2>&1
+	[ "$(jqr "$T/unset.json" '[.processes[].tz.accesses] | add')" -ge 12000 ]
+	[ "$(jqr "$T/set.json" '[.processes[].tz.accesses] | add')" -le 3 ]
+	jq -e '[.findings[].id] | index("tz-repeated-access")' "$T/unset.json"
+	jq -e '[.findings[].id] | index("tz-children-repeat")' "$T/unset.json"
+	jq -e '.findings | length == 0' "$T/set.json"
+	jq -e '.processes[0].tz_env == ""' "$T/unset.json"
+	jq -e '.processes[0].tz_env == ":/etc/localtime"' "$T/set.json"
+}
+
+@test "run: a program that reads the tz file once per process gets no finding" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 1 -W 5 -k 1 2>/dev/null
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq 6 ]
+	jq -e '.findings | length == 0' "$T/r.json"
+}
+
+@test "run: threads count toward their process, gettimeofday and clock_getres too" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/clockthreads" -t 4 -n 5000 -g -r 2>/dev/null
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 1 ]
+	[ "$(jqr "$T/r.json" '.processes[0].clock.gettimeofday.count')" -eq 20000 ]
+	[ "$(jqr "$T/r.json" '.processes[0].clock.clock_getres.count')" -eq 20000 ]
+}
+
+@test "run: histogram buckets sum to the count, bounds are log2" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/clockthreads" -t 2 -n 3000 2>/dev/null
+	jq -e '.processes[0].clock.clock_gettime as $c |
+		($c.hist | map(.count) | add) == $c.count and $c.count == 6000 and
+		all($c.hist[]; .hi_ns == (if .lo_ns == 0 then 1 else .lo_ns * 2 - 1 end)) and
+		$c.min_ns <= $c.max_ns and $c.total_ns >= $c.min_ns * $c.count' "$T/r.json"
+}
+
+@test "run: clock ids are named; CPU clocks and syscall bypass are findings" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/tzloop" -m none -n 1 -c 0 \
+		-s CLOCK_PROCESS_CPUTIME_ID:20000 -s CLOCK_MONOTONIC:500 \
+		-s CLOCK_REALTIME_COARSE:3 -s CLOCK_TAI:2 -s CLOCK_BOOTTIME:1 >/dev/null 2>&1
+	c='.processes[0].clock_ids'
+	[ "$(jqr "$T/r.json" "$c.CLOCK_PROCESS_CPUTIME_ID")" -eq 20000 ]
+	[ "$(jqr "$T/r.json" "$c.CLOCK_MONOTONIC")" -eq 500 ]
+	[ "$(jqr "$T/r.json" "$c.CLOCK_REALTIME_COARSE")" -eq 3 ]
+	[ "$(jqr "$T/r.json" "$c.CLOCK_TAI")" -eq 2 ]
+	[ "$(jqr "$T/r.json" "$c.CLOCK_BOOTTIME")" -eq 1 ]
+	jq -e '[.findings[].id] | index("cpu-clock-syscalls")' "$T/r.json"
+	jq -e '[.findings[].id] | index("clock-syscall-bypass")' "$T/r.json"
+}
+
+@test "run: per-process and per-thread CPU clocks are named as such" {
+	# clockid for another process's CPU clock: MAKE_PROCESS_CPUCLOCK(pid, SCHED)
+	pid=$$
+	clk=$(( (~pid << 3) | 2 ))
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/tzloop" -m none -n 1 -c 0 -s "$clk:7" >/dev/null 2>&1
+	[ "$(jqr "$T/r.json" '.processes[0].clock_ids.CPUCLOCK_PROCESS_SCHED')" -eq 7 ]
+}
+
+@test "run: exec, vfork, posix_spawn, clone and sh -c are all followed" {
+	for mode in vfork posix_spawn fork-exec clone system; do
+		"$CT" run --json -o "$T/$mode.json" -- "$TOOLS/spawner" "$mode" \
+			"$TOOLS/forktree" -D 1 -W 2 -k 4 2>/dev/null
+		[ "$(jqr "$T/$mode.json" '[.processes[].tz.accesses] | add')" -eq 12 ]
+		jq -e '[.processes[].exe] | any(. != null and endswith("/forktree"))' "$T/$mode.json"
+	done
+}
+
+@test "run: forktree -e (children re-exec) reports each image" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 2 -W 2 -k 2 -e 2>/dev/null
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq 14 ]
+	[ "$(jqr "$T/r.json" '[.processes[] | select(.exe | endswith("/forktree"))] | length')" -eq 7 ]
+}
+
+@test "run: unrelated busy processes are never counted" {
+	"$TOOLS/misbehave" sleep 3 -k 200 2>/dev/null &
+	bg=$!
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 1 -W 2 -k 5 2>/dev/null
+	kill "$bg" 2>/dev/null || true
+	wait "$bg" 2>/dev/null || true
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 3 ]
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq 15 ]
+	run jq -e --argjson b "$bg" '[.processes[].pid] | index($b)' "$T/r.json"
+	[ "$status" -ne 0 ]
+}
+
+@test "run: exit statuses: PROG's own, 128+signal, 127 not found, 126 not executable" {
+	run "$CT" run -o /dev/null -- "$TOOLS/misbehave" exit 3 -k 0
+	[ "$status" -eq 3 ]
+	run "$CT" run -o /dev/null -- "$TOOLS/misbehave" segv -k 0
+	[ "$status" -eq 139 ]
+	run -127 "$CT" run -o /dev/null -- /nonexistent/prog
+	[ "${#lines[@]}" -eq 1 ]
+	printf 'not a program' > "$T/notexec"
+	chmod 644 "$T/notexec"
+	run -126 "$CT" run -o /dev/null -- "$T/notexec"
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "run: report goes to stderr by default, PROG's stdout untouched" {
+	run bash -c "'$CT' run -- echo hello 2>/dev/null"
+	[ "$output" = "hello" ]
+	run bash -c "'$CT' run -- true 2>&1 >/dev/null"
+	[[ "$output" == *"clocktrace run: true"* ]]
+	[[ "$output" == *FINDINGS* ]]
+}
+
+@test "run: text report shows tree, parent versus children, histograms and findings" {
+	env -u TZ "$CT" run -- "$TOOLS/tzloop" -n 2000 -c 2 >/dev/null 2>"$T/out"
+	grep -q '^PROCESSES' "$T/out"
+	grep -q '^PARENT VERSUS CHILDREN' "$T/out"
+	grep -qE '^  children +2 ' "$T/out"
+	grep -q 'nsecs               : count    distribution' "$T/out"
+	grep -q 'tz-repeated-access' "$T/out"
+	grep -q 'fix: .*TZ=:/etc/localtime' "$T/out"
+}
+
+@test "run: no BPF program of ours is left after runs" {
+	"$CT" run -o /dev/null -- true
+	[ "$(our_progs)" -eq 0 ]
+}
+
+@test "run: a TZ=:path file and TZDIR are classified as tz files" {
+	mkdir -p "$T/zones"
+	cp /usr/share/zoneinfo/UTC "$T/zones/My_Zone"
+	TZ=":$T/zones/My_Zone" "$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 0 -k 3 -P "$T/zones/My_Zone" 2>/dev/null
+	[ "$(jqr "$T/r.json" ".processes[0].tz.paths[\"$T/zones/My_Zone\"].stat")" -eq 3 ]
+	TZDIR="$T/zones" "$CT" run --json -o "$T/d.json" -- "$TOOLS/forktree" -D 0 -k 2 -P "$T/zones/My_Zone" 2>/dev/null
+	[ "$(jqr "$T/d.json" ".processes[0].tz.paths[\"$T/zones/My_Zone\"].stat")" -eq 2 ]
+}

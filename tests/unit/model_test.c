@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the model, findings, reports and CLI on hand-built data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli.h"
+#include "findings.h"
+#include "model.h"
+#include "report.h"
+
+#define SEC 1000000000ull
+
+static void add_stats(struct proc_model *p, uint32_t kind, uint64_t n)
+{
+	p->kinds[kind].count += n;
+	p->kinds[kind].total_ns += n * 1000;
+	p->kinds[kind].hist[10] += n;
+	p->kinds[kind].min_ns = 1000;
+	p->kinds[kind].max_ns = 1000;
+}
+
+/* The seeds' shape: a parent and children each re-stat /etc/localtime. */
+static void seed_model(struct model *m, int children, uint64_t stats)
+{
+	struct proc_model *p;
+
+	memset(m, 0, sizeof(*m));
+	m->mode = "run";
+	m->start_ns = SEC;
+	m->end_ns = 2 * SEC;
+	strcpy(m->clocksource, "tsc");
+	for (int i = 0; i <= children; i++) {
+		p = model_proc(m, 100 + i);
+		p->ppid = i ? 100 : 1;
+		p->depth = i ? 1 : 0;
+		p->start_ns = SEC;
+		p->tz_state = ENV_UNSET;
+		strcpy(p->comm, "tzloop");
+		add_stats(p, KIND_TZ_STAT, stats);
+		model_add_path(p, "/etc/localtime", KIND_TZ_STAT, stats, 0);
+	}
+}
+
+static bool has_finding(const struct findings *fs, const char *id)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].id, id))
+			return true;
+	return false;
+}
+
+static void test_tz_findings_on_the_seed_shape(void **state)
+{
+	struct findings fs;
+	struct model m;
+
+	(void)state;
+	seed_model(&m, 3, 10000);
+	findings_build(&m, &fs);
+	assert_true(has_finding(&fs, "tz-repeated-access"));
+	assert_true(has_finding(&fs, "tz-children-repeat"));
+	assert_false(has_finding(&fs, "cpu-clock-syscalls"));
+	assert_int_equal(fs.v[0].npids, 4);
+	assert_non_null(strstr(fs.v[0].message, "TZ was unset"));
+	assert_non_null(strstr(fs.v[0].fix, "TZ=:/etc/localtime"));
+	findings_free(&fs);
+	model_free(&m);
+}
+
+static void test_no_finding_for_one_read_per_process(void **state)
+{
+	struct findings fs;
+	struct model m;
+
+	(void)state;
+	seed_model(&m, 20, 2);
+	findings_build(&m, &fs);
+	assert_int_equal(fs.n, 0);
+	findings_free(&fs);
+	model_free(&m);
+}
+
+static void test_clock_findings_depend_on_clocksource(void **state)
+{
+	struct findings fs;
+	struct proc_model *p;
+	struct model m;
+
+	(void)state;
+	seed_model(&m, 0, 0);
+	p = model_proc(&m, 100);
+	add_stats(p, KIND_CLOCK_GETTIME, 5000);
+	model_add_clockid(p, 1, 3000);
+	model_add_clockid(p, 2, 2000);
+	findings_build(&m, &fs);
+	assert_true(has_finding(&fs, "clock-syscall-bypass"));
+	assert_false(has_finding(&fs, "vdso-fallback"));
+	assert_true(has_finding(&fs, "cpu-clock-syscalls"));
+	findings_free(&fs);
+	strcpy(m.clocksource, "hpet");
+	findings_build(&m, &fs);
+	assert_true(has_finding(&fs, "vdso-fallback"));
+	assert_false(has_finding(&fs, "clock-syscall-bypass"));
+	findings_free(&fs);
+	model_free(&m);
+}
+
+static void test_missing_tz_file_is_a_finding(void **state)
+{
+	struct findings fs;
+	struct proc_model *p;
+	struct model m;
+
+	(void)state;
+	seed_model(&m, 0, 0);
+	p = model_proc(&m, 100);
+	add_stats(p, KIND_TZ_OPEN, 50);
+	p->kinds[KIND_TZ_OPEN].errors = 50;
+	findings_build(&m, &fs);
+	assert_true(has_finding(&fs, "tz-file-missing"));
+	findings_free(&fs);
+	model_free(&m);
+}
+
+static void test_delta_subtracts_counts(void **state)
+{
+	struct model a, b, d = {};
+
+	(void)state;
+	seed_model(&a, 1, 100);
+	seed_model(&b, 2, 250);
+	model_delta(&a, &b, &d);
+	assert_int_equal(d.nprocs, 3);
+	assert_int_equal(model_find(&d, 100)->kinds[KIND_TZ_STAT].count, 150);
+	assert_int_equal(model_find(&d, 100)->paths[0].count, 150);
+	assert_int_equal(model_find(&d, 102)->kinds[KIND_TZ_STAT].count, 250);
+	assert_int_equal(model_find(&d, 100)->kinds[KIND_TZ_STAT].hist[10], 150);
+	model_free(&a);
+	model_free(&b);
+	model_free(&d);
+}
+
+static void test_model_keeps_pids_sorted(void **state)
+{
+	struct model m = {};
+	pid_t pids[] = { 50, 10, 30, 20, 40 };
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++)
+		model_proc(&m, pids[i]);
+	model_proc(&m, 30);
+	assert_int_equal(m.nprocs, 5);
+	for (size_t i = 1; i < m.nprocs; i++)
+		assert_true(m.procs[i - 1].pid < m.procs[i].pid);
+	assert_null(model_find(&m, 35));
+	model_free(&m);
+}
+
+static void test_json_report_has_the_contract_fields(void **state)
+{
+	const char *fields[] = {
+		"\"version\"", "\"mode\":\"run\"", "\"command\"",
+		"\"duration_ns\"", "\"lost_events\"", "\"processes\"",
+		"\"pid\"", "\"ppid\"", "\"depth\"", "\"comm\"", "\"exe\"",
+		"\"clock\"", "\"clock_ids\"", "\"tz\"", "\"accesses\"",
+		"\"paths\"", "\"/etc/localtime\":{\"stat\":10000}", "\"findings\"",
+		"\"id\":\"tz-repeated-access\"", "\"severity\"", "\"pids\"",
+		"\"message\"", "\"fix\"", "\"exit\":{\"code\":0,\"signal\":0}",
+	};
+	struct findings fs;
+	struct model m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	seed_model(&m, 1, 10000);
+	m.has_exit = true;
+	findings_build(&m, &fs);
+	report_json(f, &m, &fs, false);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!strstr(buf, fields[i]))
+			fail_msg("missing %s in %s", fields[i], buf);
+	free(buf);
+	findings_free(&fs);
+	model_free(&m);
+}
+
+static int parse(enum mode mode, struct env *env, int argc, ...)
+{
+	char *argv[16];
+	va_list ap;
+
+	va_start(ap, argc);
+	for (int i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	return cli_parse(mode, argc, argv, env);
+}
+
+static void test_cli(void **state)
+{
+	struct env env;
+
+	(void)state;
+	assert_int_equal(parse(MODE_RUN, &env, 4, "run", "--json", "ls", "-l"), 0);
+	assert_int_equal(env.format, FORMAT_JSON);
+	assert_int_equal(env.prog_argc, 2);
+	assert_string_equal(env.prog_argv[1], "-l");
+	assert_int_equal(parse(MODE_RUN, &env, 1, "run"), 125);
+	assert_int_equal(parse(MODE_RUN, &env, 3, "run", "--bogus", "ls"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &env, 3, "attach", "-p", "abc"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1", "-d", "-1"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &env, 1, "attach"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1,2", "-i", "0.5"), 0);
+	assert_int_equal(env.npids, 2);
+	free(env.pids);
+	assert_int_equal(parse(MODE_RUN, &env, 4, "run", "--ringbuf-kb", "5", "ls"), 125);
+	assert_int_equal(parse(MODE_TOP, &env, 3, "top", "-n", "3"), 0);
+	assert_int_equal(env.iterations, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tz_findings_on_the_seed_shape),
+		cmocka_unit_test(test_no_finding_for_one_read_per_process),
+		cmocka_unit_test(test_clock_findings_depend_on_clocksource),
+		cmocka_unit_test(test_missing_tz_file_is_a_finding),
+		cmocka_unit_test(test_delta_subtracts_counts),
+		cmocka_unit_test(test_model_keeps_pids_sorted),
+		cmocka_unit_test(test_json_report_has_the_contract_fields),
+		cmocka_unit_test(test_cli),
+	};
+
+	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
