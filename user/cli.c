@@ -289,8 +289,10 @@ int cli_parse(enum mode mode, int argc, char **argv, struct env *env)
 			return -1;
 		}
 		if (c == '?' || c == ':') {
+			/* A long option's optopt is its val (or 0): use argv. */
 			char o[3] = { '-', (char)optopt, 0 };
-			const char *name = optopt ? o : argv[optind - 1];
+			const char *name = optopt > 0 && optopt < 256 ?
+				o : argv[optind - 1];
 
 			return bad(mode, c == '?' ? "unknown option" :
 				   "option needs a value", name);
