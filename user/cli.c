@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <getopt.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,16 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/* A name, or a uid that has a passwd entry (as launch.c resolves it). */
+static bool user_exists(const char *user)
+{
+	uint64_t uid;
+
+	if (getpwnam(user))
+		return true;
+	return !parse_u64(user, 0, UINT32_MAX - 1, &uid) && getpwuid(uid);
+}
+
 static int parse_one(struct env *env, int c, const char *arg)
 {
 	enum mode mode = env->mode;
@@ -207,6 +218,9 @@ static int parse_one(struct env *env, int c, const char *arg)
 		env->libc = true;
 		return 0;
 	case 'u':
+		/* Before anything is loaded: a typo must not attach probes. */
+		if (!user_exists(arg))
+			return bad(mode, "no such user", arg);
 		env->user = arg;
 		return 0;
 	case OPT_FOLLOW:
