@@ -10,9 +10,15 @@ workload_sum() {
 		awk '{s += $1} END {print s + 0}'
 }
 
-# Our BPF programs still in the kernel (should be none after any run).
+# Our BPF programs left in the kernel with no live process holding them
+# (should be none after any run).  Programs of other clocktrace instances
+# running at the same time are held through their fds, so they don't count.
 our_progs() {
-	bpftool prog show 2>/dev/null | grep -cE 'name (sys_enter|sys_exit|sched_fork|sched_exec|sched_exit|libc_entry|libc_return|libc_count) ' || true
+	local ours held
+	ours=$(bpftool prog show -j 2>/dev/null | jq -r '.[] |
+		select(.name | test("^(sys_enter|sys_exit|sched_fork|sched_exec|sched_exit|libc_entry|libc_return|libc_count)$")) | .id' | sort -u)
+	held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u)
+	comm -23 <(echo "$ours" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l
 }
 
 # jq over the JSON report in FILE.

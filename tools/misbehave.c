@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -46,7 +47,7 @@ __attribute__((noreturn)) static void usage(void)
 {
 	fprintf(stderr,
 		"usage: misbehave MODE [-k TZ_STATS] [ARGS...]\n"
-		"  MODE: segv | kill9 | exit N | daemon | sleep S | argv | comm | longpath\n"
+		"  MODE: segv | kill9 | exit N | daemon | sleep S | argv | comm | longpath | waitsig\n"
 		"  -k TZ_STATS  newfstatat syscalls on " TZ_PATH " (default 1)\n"
 		"  ARGS are accepted (and counted) only in argv mode\n");
 	exit(2);
@@ -207,6 +208,52 @@ static int do_sleep(struct state *s)
 	return 0;
 }
 
+#define WAITSIG_THREADS 4
+
+static void *stat_thread(void *arg)
+{
+	struct state *s = arg;
+	struct stat st;
+
+	for (unsigned long i = 0; i < s->stats; i++)
+		syscall(SYS_newfstatat, AT_FDCWD, TZ_PATH, &st, 0);
+	return NULL;
+}
+
+/*
+ * For attach tests: nothing until SIGUSR1 (sent once the tracer is
+ * attached), then k stats in each of 4 threads, then a forked child that
+ * makes k of its own.  Every counted call happens inside the window.
+ */
+static int do_waitsig(struct state *s)
+{
+	pthread_t threads[WAITSIG_THREADS];
+	sigset_t set;
+	int sig, status;
+	pid_t pid;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	write_all(STDOUT_FILENO, "ready\n", 6);
+	sigwait(&set, &sig);
+	for (int i = 0; i < WAITSIG_THREADS; i++)
+		pthread_create(&threads[i], NULL, stat_thread, s);
+	for (int i = 0; i < WAITSIG_THREADS; i++)
+		pthread_join(threads[i], NULL);
+	pid = fork();
+	if (pid == 0) {
+		do_stats(s, TZ_PATH, s->stats);
+		report(s, "child");
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	s->tz_stat = WAITSIG_THREADS * s->stats;
+	report(s, "parent");
+	return 0;
+}
+
 static int do_comm(struct state *s)
 {
 	if (prctl(PR_SET_NAME, odd_comm, 0, 0, 0) < 0)
@@ -246,6 +293,7 @@ static bool known_mode(const char *mode)
 {
 	static const char *const modes[] = {
 		"segv", "kill9", "exit", "daemon", "sleep", "argv", "comm",
+		"waitsig",
 		"longpath",
 	};
 	size_t i;
@@ -313,6 +361,8 @@ int main(int argc, char **argv)
 	s.start = now_ns();
 	if (!strcmp(s.mode, "comm"))
 		return do_comm(&s);
+	if (!strcmp(s.mode, "waitsig"))
+		return do_waitsig(&s);
 	do_stats(&s, TZ_PATH, s.stats);
 	if (!strcmp(s.mode, "sleep"))
 		return do_sleep(&s);

@@ -46,8 +46,8 @@ static const struct option_doc docs[] = {
 	  "print a timestamp with each interval report" },
 	{ { "count", required_argument, NULL, 'n' }, M_TOP, "COUNT",
 	  "stop after COUNT refreshes" },
-	{ { "top", required_argument, NULL, OPT_TOP }, M_TRACE, "N",
-	  "show the N most active processes in the text report" },
+	{ { "top", required_argument, NULL, OPT_TOP }, M_ALL, "N",
+	  "show the N most active processes (top: rows, default 20)" },
 	{ { "per-process", no_argument, NULL, OPT_PER_PROCESS }, M_TRACE, NULL,
 	  "latency histograms per process too" },
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
@@ -295,7 +295,8 @@ int cli_parse(enum mode mode, int argc, char **argv, struct env *env)
 
 	env_defaults(env, mode);
 	build_options(mode, opts, short_opts);
-	optind = 1;
+	/* 0, not 1: glibc then also forgets a half-scanned "-abc" group. */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
 		if (c == 'h') {

@@ -67,6 +67,20 @@ struct proc_model {
 	size_t ncallers;
 };
 
+/* How --libc probed one function, over every library (bits). */
+#define LIBC_PROBE_EMULATED	(1u << 0)	/* on an instruction the kernel emulates */
+#define LIBC_PROBE_STEPPED	(1u << 1)	/* on one it single-steps (slow) */
+#define LIBC_PROBE_IFUNC	(1u << 2)	/* an IFUNC: calls cannot be seen */
+#define LIBC_PROBE_MISSING	(1u << 3)	/* no such symbol */
+
+struct libc_run {
+	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
+	bool multi;			/* one uprobe-multi link per program */
+	uint32_t libs;			/* distinct library files probed */
+	uint32_t late_libs;		/* first seen in a running process */
+	uint64_t attach_ns;		/* all attaches together */
+};
+
 struct model {
 	const char *mode;		/* "run", "attach", "top" */
 	char **command;
@@ -79,6 +93,7 @@ struct model {
 	uint64_t losses[LOSS_MAX];
 	char clocksource[64];
 	bool libc_enabled;
+	struct libc_run libc;
 	struct proc_model *procs;
 	size_t nprocs;
 };

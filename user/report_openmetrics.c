@@ -1,3 +1,152 @@
-/* TEMP */
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters and histograms in the OpenMetrics text format, for the
+ * collectors a fleet already runs (node_exporter's textfile collector,
+ * a Prometheus scrape).  Histograms are per syscall kind over all traced
+ * processes: per-pid histograms would explode a time series database.
+ */
+#include <string.h>
+
+#include "clocks.h"
+#include "hist.h"
 #include "report.h"
-void report_openmetrics(FILE *f, const struct model *m) { (void)f; (void)m; }
+#include "util.h"
+
+/* Label values: only \\, \" and \n may be escaped; keep bytes printable. */
+static void label(FILE *f, const char *name, const char *value, bool more)
+{
+	char safe[256];
+
+	escape_bytes(safe, sizeof(safe), value, strlen(value));
+	fprintf(f, "%s=\"", name);
+	for (const char *c = safe; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+	fprintf(f, "\"%s", more ? "," : "");
+}
+
+static void proc_labels(FILE *f, const struct proc_model *p, bool more)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", p->pid);
+	label(f, "pid", pid, true);
+	label(f, "comm", p->comm, more);
+}
+
+static void family(FILE *f, const char *name, const char *type,
+		   const char *help)
+{
+	fprintf(f, "# TYPE %s %s\n# HELP %s %s\n", name, type, name, help);
+}
+
+static void tz_accesses(FILE *f, const struct model *m)
+{
+	family(f, "clocktrace_tz_accesses", "counter",
+	       "Time-zone file accesses that reached the kernel.");
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		for (size_t k = 0; k < p->npaths; k++) {
+			fputs("clocktrace_tz_accesses_total{", f);
+			proc_labels(f, p, true);
+			label(f, "op", kind_name(p->paths[k].kind), true);
+			label(f, "path", p->paths[k].path, false);
+			fprintf(f, "} %llu\n",
+				(unsigned long long)p->paths[k].count);
+		}
+	}
+}
+
+static void clock_syscalls(FILE *f, const struct model *m)
+{
+	char name[64];
+
+	family(f, "clocktrace_clock_syscalls", "counter",
+	       "Clock system calls that entered the kernel.");
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		for (int k = 0; k < KIND_FIRST_TZ; k++) {
+			if (!p->kinds[k].count)
+				continue;
+			fputs("clocktrace_clock_syscalls_total{", f);
+			proc_labels(f, p, true);
+			label(f, "syscall", kind_name(k), false);
+			fprintf(f, "} %llu\n",
+				(unsigned long long)p->kinds[k].count);
+		}
+	}
+	family(f, "clocktrace_clock_reads", "counter",
+	       "clock_gettime system calls by clock id.");
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		for (size_t c = 0; c < p->nclockids; c++) {
+			fputs("clocktrace_clock_reads_total{", f);
+			proc_labels(f, p, true);
+			label(f, "clock", clock_name(p->clockids[c].clockid, name,
+						     sizeof(name)), false);
+			fprintf(f, "} %llu\n",
+				(unsigned long long)p->clockids[c].count);
+		}
+	}
+}
+
+static void latency_histograms(FILE *f, const struct model *m)
+{
+	family(f, "clocktrace_syscall_latency_seconds", "histogram",
+	       "Latency of the counted syscalls, all traced processes.");
+	fputs("# UNIT clocktrace_syscall_latency_seconds seconds\n", f);
+	for (int k = 0; k < KIND_MAX; k++) {
+		__u64 slots[HIST_SLOTS] = {};
+		uint64_t count = 0, sum_ns = 0, cum = 0;
+		const char *kind = kind_name(k);
+
+		for (size_t i = 0; i < m->nprocs; i++) {
+			const struct latency *l = &m->procs[i].kinds[k];
+
+			count += l->count;
+			sum_ns += l->total_ns;
+			for (int s = 0; s < HIST_SLOTS; s++)
+				slots[s] += l->hist[s];
+		}
+		if (!count)
+			continue;
+		for (int s = 0; s < HIST_SLOTS - 1; s++) {
+			cum += slots[s];
+			fprintf(f, "clocktrace_syscall_latency_seconds_bucket{"
+				"syscall=\"%s\",le=\"%.9g\"} %llu\n", kind,
+				(hist_slot_hi(s) + 1) / 1e9,
+				(unsigned long long)cum);
+		}
+		fprintf(f, "clocktrace_syscall_latency_seconds_bucket{syscall="
+			"\"%s\",le=\"+Inf\"} %llu\n", kind,
+			(unsigned long long)count);
+		fprintf(f, "clocktrace_syscall_latency_seconds_count{syscall="
+			"\"%s\"} %llu\n", kind, (unsigned long long)count);
+		fprintf(f, "clocktrace_syscall_latency_seconds_sum{syscall="
+			"\"%s\"} %.9f\n", kind, sum_ns / 1e9);
+	}
+}
+
+static void losses(FILE *f, const struct model *m)
+{
+	family(f, "clocktrace_lost_events", "counter",
+	       "Events that could not be recorded, by reason.");
+	for (int i = 0; i < LOSS_MAX; i++)
+		fprintf(f, "clocktrace_lost_events_total{reason=\"%s\"} %llu\n",
+			loss_name(i), (unsigned long long)m->losses[i]);
+}
+
+void report_openmetrics(FILE *f, const struct model *m)
+{
+	tz_accesses(f, m);
+	clock_syscalls(f, m);
+	latency_histograms(f, m);
+	losses(f, m);
+	fputs("# EOF\n", f);
+	fflush(f);
+}

@@ -29,7 +29,7 @@
 
 #define POLL_MS 100
 
-static int open_output(const char *path, FILE **out, FILE *dflt)
+int session_open_output(const char *path, FILE **out, FILE *dflt)
 {
 	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
 	int fd;
@@ -62,8 +62,8 @@ static int open_output(const char *path, FILE **out, FILE *dflt)
 }
 
 /* TZ=:/path names a file, TZDIR a directory: both are tz files to us. */
-static void add_env_tz_paths(struct session *s, const char *tz,
-			     const char *tzdir)
+void session_add_env_tz_paths(struct session *s, const char *tz,
+			      const char *tzdir)
 {
 	if (tz && tz[0] == ':' && tz[1] == '/')
 		tracer_add_tz_path(&s->tracer, tz + 1, true);
@@ -73,8 +73,8 @@ static void add_env_tz_paths(struct session *s, const char *tz,
 		tracer_add_tz_path(&s->tracer, tzdir, false);
 }
 
-static void set_proc_env(struct proc_model *p, int state, char *tz,
-			 char *tzdir)
+void session_set_proc_env(struct proc_model *p, int state, char *tz,
+			  char *tzdir)
 {
 	free(p->tz);
 	free(p->tzdir);
@@ -83,7 +83,7 @@ static void set_proc_env(struct proc_model *p, int state, char *tz,
 	p->tzdir = tzdir;
 }
 
-static void learn_proc_env(struct session *s, struct proc_model *p)
+void session_learn_proc_env(struct session *s, struct proc_model *p)
 {
 	char *tz = NULL, *tzdir = NULL;
 	int found = proc_getenv(p->pid, "TZ", &tz);
@@ -91,15 +91,46 @@ static void learn_proc_env(struct session *s, struct proc_model *p)
 	if (found < 0)
 		return;
 	proc_getenv(p->pid, "TZDIR", &tzdir);
-	add_env_tz_paths(s, tz, tzdir);
-	set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
+	session_add_env_tz_paths(s, tz, tzdir);
+	session_set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
 }
 
 static void inherit_env(struct proc_model *child, const struct proc_model *parent)
 {
-	set_proc_env(child, parent->tz_state,
+	session_set_proc_env(child, parent->tz_state,
 		     parent->tz ? xstrdup(parent->tz) : NULL,
 		     parent->tzdir ? xstrdup(parent->tzdir) : NULL);
+}
+
+static bool same_basename(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+
+	return !strcmp(slash ? slash + 1 : path, name);
+}
+
+/*
+ * The live link is best; once the process is gone, the path exec was given,
+ * unless it was relative or /proc/self/exe: then the parent's image if it
+ * is the same file name, else the file name alone.
+ */
+static char *exe_of_event(struct session *s, const struct event *e)
+{
+	char path[EXE_LEN + 1], name[sizeof(e->exe_name) + 1];
+	const struct proc_model *parent;
+	char *exe = proc_exe(e->pid);
+
+	if (exe)
+		return exe;
+	snprintf(path, sizeof(path), "%.*s", EXE_LEN, e->exe);
+	snprintf(name, sizeof(name), "%.*s", (int)sizeof(e->exe_name),
+		 e->exe_name);
+	if (path[0] == '/' && strncmp(path, "/proc/", 6))
+		return xstrdup(path);
+	parent = model_find(&s->model, e->ppid);
+	if (parent && parent->exe && same_basename(parent->exe, name))
+		return xstrdup(parent->exe);
+	return xstrdup(name[0] ? name : path);
 }
 
 static void on_event(void *ctx, const struct event *e)
@@ -120,10 +151,8 @@ static void on_event(void *ctx, const struct event *e)
 		break;
 	case EVENT_EXEC:
 		free(p->exe);
-		p->exe = proc_exe(e->pid);
-		if (!p->exe)
-			p->exe = strndup(e->exe, EXE_LEN);
-		learn_proc_env(s, p);
+		p->exe = exe_of_event(s, e);
+		session_learn_proc_env(s, p);
 		if (s->env.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
 		break;
@@ -133,7 +162,7 @@ static void on_event(void *ctx, const struct event *e)
 	}
 }
 
-static int add_timer(struct session *s, double seconds, int *fd)
+int session_add_timer(struct session *s, double seconds, int *fd)
 {
 	struct itimerspec its = {};
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -151,7 +180,7 @@ static int add_timer(struct session *s, double seconds, int *fd)
 	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, *fd, &ev);
 }
 
-static int watch_fd(struct session *s, int fd)
+int session_watch_fd(struct session *s, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
@@ -173,13 +202,14 @@ static int setup_signals(struct session *s)
 	return s->sigfd < 0 ? -1 : 0;
 }
 
-static int session_setup(struct session *s)
+int session_setup(struct session *s)
 {
 	struct tracer_opts o = {
 		.trace_all = s->env.mode == MODE_TOP,
 		.max_procs = s->env.max_procs,
 		.ringbuf_kb = s->env.ringbuf_kb,
 		.verbose = s->env.verbose,
+		.libc = s->env.libc,
 		.on_event = on_event,
 		.ctx = s,
 	};
@@ -189,10 +219,10 @@ static int session_setup(struct session *s)
 		return -1;
 	if (tracer_open(&s->tracer, &o))
 		return -1;
-	if (watch_fd(s, tracer_ring_fd(&s->tracer)) || watch_fd(s, s->sigfd))
+	if (session_watch_fd(s, tracer_ring_fd(&s->tracer)) || session_watch_fd(s, s->sigfd))
 		return -1;
 	if (s->env.libc)
-		libc_probe_init(&s->libc, s->env.verbose);
+		libc_probe_init(&s->libc, &s->tracer, s->env.verbose);
 	s->model.mode = mode_name(s->env.mode);
 	s->model.libc_enabled = s->env.libc;
 	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
@@ -200,7 +230,7 @@ static int session_setup(struct session *s)
 	return 0;
 }
 
-static void session_teardown(struct session *s)
+void session_teardown(struct session *s)
 {
 	if (s->env.libc)
 		libc_probe_close(&s->libc);
@@ -215,7 +245,7 @@ static void session_teardown(struct session *s)
 		close(s->stopfd);
 }
 
-static bool any_alive(struct session *s)
+bool session_any_alive(struct session *s)
 {
 	tracer_collect(&s->tracer, &s->model);
 	for (size_t i = 0; i < s->model.nprocs; i++)
@@ -294,7 +324,38 @@ static void print_interval(struct session *s)
 	model_copy(&s->prev, &s->model);
 }
 
-static void loop(struct session *s)
+void session_start_status(struct session *s)
+{
+	/* Interval reports would interleave with it. */
+	s->status = isatty(STDERR_FILENO) && s->env.interval == 0;
+	s->status_ns = now_ns();
+}
+
+void session_stop_status(struct session *s)
+{
+	if (s->status)
+		fputs("\r\033[K", stderr);
+	s->status = false;
+}
+
+/* One line on a terminal's stderr, redrawn in place once a second. */
+static void update_status(struct session *s)
+{
+	char d[32], ev[32];
+	uint64_t now = now_ns();
+
+	if (!s->status || now - s->status_ns < 1000000000ull)
+		return;
+	s->status_ns = now;
+	tracer_collect(&s->tracer, &s->model);
+	fprintf(stderr, "\r\033[K[%s] %zu processes, %s events, %llu lost",
+		fmt_duration(d, sizeof(d), now - s->model.start_ns),
+		s->model.nprocs, fmt_count(ev, sizeof(ev), model_events(&s->model)),
+		(unsigned long long)model_lost(&s->model));
+	fflush(stderr);
+}
+
+void session_loop(struct session *s)
 {
 	struct epoll_event evs[8];
 	uint64_t deadline = s->env.duration > 0 ?
@@ -316,18 +377,21 @@ static void loop(struct session *s)
 				reap_prog(s);
 		}
 		tracer_poll_events(&s->tracer);
+		update_status(s);
+		if (s->env.libc)
+			libc_probe_rescan(&s->libc, &s->tracer, &s->model);
 		if (deadline && now_ns() >= deadline)
 			return;
 		if (s->env.mode == MODE_RUN && s->prog_exited &&
-		    (!s->env.follow || !any_alive(s)))
+		    (!s->env.follow || !session_any_alive(s)))
 			return;
 		if (s->env.mode == MODE_ATTACH && s->exits_seen &&
-		    !any_alive(s))
+		    !session_any_alive(s))
 			return;
 	}
 }
 
-static void finish_model(struct session *s)
+void session_finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
 	tracer_collect(&s->tracer, &s->model);
@@ -350,7 +414,7 @@ static void finish_model(struct session *s)
 	}
 }
 
-static void write_report(struct session *s)
+void session_write_report(struct session *s)
 {
 	struct findings fs;
 	struct report_opts ro = {
@@ -369,95 +433,3 @@ static void write_report(struct session *s)
 	fflush(s->out);
 }
 
-static int run_status(const struct session *s)
-{
-	if (s->abort_signal)
-		return 128 + s->abort_signal;
-	if (!s->prog_exited)
-		return 0;
-	if (WIFSIGNALED(s->prog_status))
-		return 128 + WTERMSIG(s->prog_status);
-	return WEXITSTATUS(s->prog_status);
-}
-
-static void warn_root_prog(const struct env *env)
-{
-	const char *sudo_user = getenv("SUDO_USER");
-
-	if (env->user || !sudo_user || geteuid() != 0)
-		return;
-	warn("note: PROG runs as root; use -u %s to run it as yourself",
-	     sudo_user);
-}
-
-static int seed_run(struct session *s)
-{
-	struct proc_model *root;
-	char *tz = getenv("TZ"), *tzdir = getenv("TZDIR");
-	int err;
-
-	if (tracer_add_proc(&s->tracer, s->launch.pid, getpid(), 0, NULL))
-		return EXIT_TOOL_FAILURE;
-	/* PROG inherits our environment: its tz files are known up front. */
-	add_env_tz_paths(s, tz, tzdir);
-	root = model_proc(&s->model, s->launch.pid);
-	set_proc_env(root, tz ? ENV_SET : ENV_UNSET, tz ? xstrdup(tz) : NULL,
-		     tzdir ? xstrdup(tzdir) : NULL);
-	if (watch_fd(s, s->launch.pidfd))
-		return EXIT_TOOL_FAILURE;
-	s->model.start_ns = now_ns();
-	err = launch_release(&s->launch, s->env.prog_argv[0]);
-	if (err)
-		s->launch.pid = 0;
-	return err;
-}
-
-int cmd_run(int argc, char **argv)
-{
-	struct session *s = xcalloc(1, sizeof(*s));
-	int err;
-
-	err = cli_parse(MODE_RUN, argc, argv, &s->env);
-	if (err)
-		goto out_free;
-	err = tracer_check_privileges();
-	if (err)
-		goto out_free;
-	err = open_output(s->env.output, &s->out, stderr);
-	if (err)
-		goto out_free;
-	warn_root_prog(&s->env);
-	s->model.command = s->env.prog_argv;
-	s->model.ncommand = s->env.prog_argc;
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s))
-		goto out;
-	if (launch_prepare(&s->launch, s->env.prog_argv, s->env.user,
-			   &s->old_mask))
-		goto out;
-	err = seed_run(s);
-	if (err)
-		goto out;
-	if (s->env.interval > 0)
-		add_timer(s, s->env.interval, &s->timerfd);
-	model_copy(&s->prev, &s->model);
-	loop(s);
-	if (s->abort_signal) {
-		err = run_status(s);
-		goto out;
-	}
-	finish_model(s);
-	write_report(s);
-	err = run_status(s);
-out:
-	launch_abort(&s->launch);
-	session_teardown(s);
-	if (s->out && s->out != stderr)
-		fclose(s->out);
-out_free:
-	model_free(&s->model);
-	model_free(&s->prev);
-	free(s->env.pids);
-	free(s);
-	return err < 0 ? 0 : err;
-}

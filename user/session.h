@@ -29,7 +29,30 @@ struct session {
 	bool prog_exited;
 	int prog_status;
 	uint64_t exits_seen;
+	bool status;			/* a live status line on stderr */
+	uint64_t status_ns;
 };
+
+/* Opens -o FILE without following links; dflt when path is NULL. */
+int session_open_output(const char *path, FILE **out, FILE *dflt);
+int session_setup(struct session *s);
+void session_teardown(struct session *s);
+void session_add_env_tz_paths(struct session *s, const char *tz,
+			      const char *tzdir);
+void session_set_proc_env(struct proc_model *p, int state, char *tz,
+			  char *tzdir);
+/* TZ and TZDIR from /proc/PID/environ, where readable. */
+void session_learn_proc_env(struct session *s, struct proc_model *p);
+int session_add_timer(struct session *s, double seconds, int *fd);
+int session_watch_fd(struct session *s, int fd);
+bool session_any_alive(struct session *s);
+/* Until PROG exits (run), the targets exit, -d, or a signal. */
+void session_loop(struct session *s);
+void session_finish_model(struct session *s);
+/* The status line: only when stderr is a terminal the report won't use. */
+void session_start_status(struct session *s);
+void session_stop_status(struct session *s);
+void session_write_report(struct session *s);
 
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/* clocktrace run: start PROG held, trace its whole tree, report when it exits. */
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "session.h"
+#include "util.h"
+
+static int run_status(const struct session *s)
+{
+	if (s->abort_signal)
+		return 128 + s->abort_signal;
+	if (!s->prog_exited)
+		return 0;
+	if (WIFSIGNALED(s->prog_status))
+		return 128 + WTERMSIG(s->prog_status);
+	return WEXITSTATUS(s->prog_status);
+}
+
+static void warn_root_prog(const struct env *env)
+{
+	const char *sudo_user = getenv("SUDO_USER");
+
+	if (env->user || !sudo_user || geteuid() != 0)
+		return;
+	warn("note: PROG runs as root; use -u %s to run it as yourself",
+	     sudo_user);
+}
+
+static int seed_run(struct session *s)
+{
+	struct proc_model *root;
+	char *tz = getenv("TZ"), *tzdir = getenv("TZDIR");
+	int err;
+
+	if (tracer_add_proc(&s->tracer, s->launch.pid, getpid(), 0, NULL))
+		return EXIT_TOOL_FAILURE;
+	/* PROG inherits our environment: its tz files are known up front. */
+	session_add_env_tz_paths(s, tz, tzdir);
+	root = model_proc(&s->model, s->launch.pid);
+	session_set_proc_env(root, tz ? ENV_SET : ENV_UNSET, tz ? xstrdup(tz) : NULL,
+		     tzdir ? xstrdup(tzdir) : NULL);
+	if (session_watch_fd(s, s->launch.pidfd))
+		return EXIT_TOOL_FAILURE;
+	s->model.start_ns = now_ns();
+	err = launch_release(&s->launch, s->env.prog_argv[0]);
+	if (err)
+		s->launch.pid = 0;
+	return err;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	int err;
+
+	err = cli_parse(MODE_RUN, argc, argv, &s->env);
+	if (err)
+		goto out_free;
+	err = tracer_check_privileges();
+	if (err)
+		goto out_free;
+	err = session_open_output(s->env.output, &s->out, stderr);
+	if (err)
+		goto out_free;
+	warn_root_prog(&s->env);
+	s->model.command = s->env.prog_argv;
+	s->model.ncommand = s->env.prog_argc;
+	err = EXIT_TOOL_FAILURE;
+	if (session_setup(s))
+		goto out;
+	if (launch_prepare(&s->launch, s->env.prog_argv, s->env.user,
+			   &s->old_mask))
+		goto out;
+	err = seed_run(s);
+	if (err)
+		goto out;
+	if (s->env.interval > 0)
+		session_add_timer(s, s->env.interval, &s->timerfd);
+	model_copy(&s->prev, &s->model);
+	session_loop(s);
+	if (s->abort_signal) {
+		err = run_status(s);
+		goto out;
+	}
+	session_finish_model(s);
+	session_write_report(s);
+	err = run_status(s);
+out:
+	launch_abort(&s->launch);
+	session_teardown(s);
+	if (s->out && s->out != stderr)
+		fclose(s->out);
+out_free:
+	model_free(&s->model);
+	model_free(&s->prev);
+	free(s->env.pids);
+	free(s);
+	return err < 0 ? 0 : err;
+}

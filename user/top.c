@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clocktrace top: every process on the machine, ranked by time-zone file
+ * accesses and kernel clock reads per second.  The kernel maps are LRU
+ * hashes and each refresh builds a fresh model, so memory stays bounded
+ * however many processes come and go.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+
+#include "clocks.h"
+#include "json.h"
+#include "procfs.h"
+#include "report.h"
+#include "session.h"
+#include "util.h"
+
+struct top_row {
+	pid_t pid;
+	double tz_rate;
+	double clock_rate;
+	int32_t top_clock;
+	uint64_t cpu_clock;
+	uint64_t vdso_clock;
+	uint64_t tz;
+};
+
+static uint64_t minus(uint64_t cur, uint64_t prev)
+{
+	/* An LRU eviction restarts a counter: count from zero then. */
+	return cur >= prev ? cur - prev : cur;
+}
+
+static uint64_t clockid_delta(const struct proc_model *p,
+			      const struct proc_model *old, size_t i)
+{
+	for (size_t j = 0; old && j < old->nclockids; j++)
+		if (old->clockids[j].clockid == p->clockids[i].clockid)
+			return minus(p->clockids[i].count, old->clockids[j].count);
+	return p->clockids[i].count;
+}
+
+static void fill_row(struct top_row *r, const struct proc_model *p,
+		     const struct proc_model *old, double secs)
+{
+	uint64_t best = 0, clock = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->pid = p->pid;
+	r->top_clock = INT32_MIN;
+	r->tz = minus(proc_tz_accesses(p), old ? proc_tz_accesses(old) : 0);
+	for (int k = 0; k < KIND_FIRST_TZ; k++)
+		clock += minus(p->kinds[k].count, old ? old->kinds[k].count : 0);
+	for (size_t i = 0; i < p->nclockids; i++) {
+		uint64_t n = clockid_delta(p, old, i);
+
+		if (clock_is_cpu(p->clockids[i].clockid))
+			r->cpu_clock += n;
+		else if (clock_vdso_capable(p->clockids[i].clockid))
+			r->vdso_clock += n;
+		if (n > best) {
+			best = n;
+			r->top_clock = p->clockids[i].clockid;
+		}
+	}
+	r->tz_rate = r->tz / secs;
+	r->clock_rate = clock / secs;
+}
+
+static int by_rate(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->tz_rate != y->tz_rate)
+		return x->tz_rate > y->tz_rate ? -1 : 1;
+	if (x->clock_rate != y->clock_rate)
+		return x->clock_rate > y->clock_rate ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static size_t rank(const struct model *cur, const struct model *prev,
+		   double secs, struct top_row **rows)
+{
+	size_t n = 0;
+
+	*rows = xcalloc(cur->nprocs, sizeof(**rows));
+	for (size_t i = 0; i < cur->nprocs; i++) {
+		struct top_row *r = &(*rows)[n];
+
+		fill_row(r, &cur->procs[i], model_find(prev, cur->procs[i].pid),
+			 secs);
+		if (r->tz_rate > 0 || r->clock_rate > 0)
+			n++;
+	}
+	qsort(*rows, n, sizeof(**rows), by_rate);
+	return n;
+}
+
+/* The finding in a few words, from the same thresholds as the report. */
+static const char *short_finding(const struct top_row *r, int tz_state,
+				 const char *clocksource, double secs)
+{
+	if (r->tz / secs >= 10 && tz_state == ENV_UNSET)
+		return "TZ unset: re-stats tz file";
+	if (r->tz / secs >= 10)
+		return "re-reads tz files";
+	if (r->cpu_clock / secs >= 1000)
+		return "CPU-time clock syscalls";
+	if (r->vdso_clock / secs >= 100)
+		return clocksource_has_vdso(clocksource) ?
+		       "clock syscalls bypass vDSO" : "no vDSO: clock syscalls";
+	return "";
+}
+
+struct row_facts {
+	char comm[64];
+	char tz[64];
+	int tz_state;
+	char clock[48];
+	const char *finding;
+};
+
+static void row_facts(struct row_facts *f, const struct top_row *r,
+		      const char *clocksource, double secs)
+{
+	char comm[32] = "?", name[48], *tz = NULL;
+	int found;
+
+	proc_comm(r->pid, comm, sizeof(comm));
+	escape_bytes(f->comm, sizeof(f->comm), comm, strlen(comm));
+	found = proc_getenv(r->pid, "TZ", &tz);
+	f->tz_state = found < 0 ? ENV_UNKNOWN : found ? ENV_SET : ENV_UNSET;
+	if (found > 0)
+		escape_bytes(f->tz, sizeof(f->tz), tz, strlen(tz));
+	else
+		snprintf(f->tz, sizeof(f->tz), "%s", found < 0 ? "?" : "(unset)");
+	free(tz);
+	if (r->top_clock == INT32_MIN)
+		snprintf(f->clock, sizeof(f->clock), "-");
+	else
+		snprintf(f->clock, sizeof(f->clock), "%s",
+			 clock_name(r->top_clock, name, sizeof(name)));
+	f->finding = short_finding(r, f->tz_state, clocksource, secs);
+}
+
+static void print_screen(struct session *s, const struct top_row *rows,
+			 size_t n, double secs, bool tty)
+{
+	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
+	if (tty)
+		fputs("\033[H\033[2J", s->out);
+	fprintf(s->out, "clocktrace top - %s, %zu active processes, "
+		"clocksource %s, %llu lost\n", stamp, n,
+		s->model.clocksource[0] ? s->model.clocksource : "?",
+		(unsigned long long)model_lost(&s->model));
+	fprintf(s->out, "%8s %-16s %10s %10s %-26s %-16s %s\n", "PID", "COMM",
+		"TZ/s", "CLOCK/s", "TOP CLOCK", "TZ", "FINDING");
+	for (size_t i = 0; i < n && i < top; i++) {
+		struct row_facts f;
+
+		row_facts(&f, &rows[i], s->model.clocksource, secs);
+		fprintf(s->out, "%8d %-16s %10.0f %10.0f %-26s %-16s %s\n",
+			rows[i].pid, f.comm, rows[i].tz_rate,
+			rows[i].clock_rate, f.clock, f.tz, f.finding);
+	}
+	if (!tty)
+		fputc('\n', s->out);
+	fflush(s->out);
+}
+
+static void print_json_line(struct session *s, const struct top_row *rows,
+			    size_t n, double secs)
+{
+	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	struct json j;
+
+	json_init(&j, s->out, false);
+	json_obj_begin(&j, NULL);
+	json_u64(&j, "time", realtime_ns() / 1000000000ull);
+	json_double(&j, "interval_s", secs);
+	json_str(&j, "clocksource", s->model.clocksource);
+	json_u64(&j, "lost_events", model_lost(&s->model));
+	json_arr_begin(&j, "processes");
+	for (size_t i = 0; i < n && i < top; i++) {
+		struct row_facts f;
+
+		row_facts(&f, &rows[i], s->model.clocksource, secs);
+		json_obj_begin(&j, NULL);
+		json_i64(&j, "pid", rows[i].pid);
+		json_str(&j, "comm", f.comm);
+		json_double(&j, "tz_per_s", rows[i].tz_rate);
+		json_double(&j, "clock_per_s", rows[i].clock_rate);
+		json_str(&j, "top_clock", rows[i].top_clock == INT32_MIN ?
+			 NULL : f.clock);
+		if (f.tz_state == ENV_UNKNOWN)
+			json_null(&j, "tz_env");
+		else
+			json_str(&j, "tz_env", f.tz_state == ENV_SET ? f.tz : "");
+		json_str(&j, "finding", f.finding);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+static void refresh(struct session *s, uint64_t *last_ns)
+{
+	struct model cur = { .mode = "top" };
+	struct top_row *rows;
+	uint64_t now = now_ns();
+	double secs = (now - *last_ns) / 1e9;
+	size_t n;
+
+	*last_ns = now;
+	tracer_collect(&s->tracer, &cur);
+	memcpy(s->model.losses, cur.losses, sizeof(cur.losses));
+	cur.start_ns = s->model.start_ns;
+	cur.end_ns = now;
+	memcpy(cur.clocksource, s->model.clocksource, sizeof(cur.clocksource));
+	n = rank(&cur, &s->prev, secs > 0 ? secs : 1e-9, &rows);
+	if (s->env.format == FORMAT_JSON)
+		print_json_line(s, rows, n, secs);
+	else if (s->env.format == FORMAT_OPENMETRICS)
+		report_openmetrics(s->out, &cur);
+	else
+		print_screen(s, rows, n, secs, isatty(fileno(s->out)));
+	free(rows);
+	model_free(&s->prev);
+	s->prev = cur;
+}
+
+static bool signalled(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	return read(s->sigfd, &si, sizeof(si)) == sizeof(si);
+}
+
+static void top_loop(struct session *s)
+{
+	uint64_t last = now_ns(), deadline = s->env.duration > 0 ?
+		last + (uint64_t)(s->env.duration * 1e9) : 0;
+	unsigned int done = 0;
+	struct epoll_event ev;
+
+	for (;;) {
+		uint64_t ticks;
+
+		if (epoll_wait(s->epfd, &ev, 1, 100) == 1) {
+			if (ev.data.fd == s->sigfd && signalled(s))
+				return;
+			if (ev.data.fd == s->timerfd &&
+			    read(s->timerfd, &ticks, sizeof(ticks)) > 0) {
+				refresh(s, &last);
+				if (s->env.iterations && ++done >= s->env.iterations)
+					return;
+			}
+		}
+		tracer_poll_events(&s->tracer);
+		if (deadline && now_ns() >= deadline)
+			return;
+	}
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	int err;
+
+	err = cli_parse(MODE_TOP, argc, argv, &s->env);
+	if (err)
+		goto out_free;
+	err = tracer_check_privileges();
+	if (!err)
+		err = session_open_output(s->env.output, &s->out, stdout);
+	if (err)
+		goto out_free;
+	err = EXIT_TOOL_FAILURE;
+	if (session_setup(s))
+		goto out;
+	s->model.start_ns = now_ns();
+	if (session_add_timer(s, s->env.interval, &s->timerfd))
+		goto out;
+	top_loop(s);
+	err = 0;
+out:
+	session_teardown(s);
+	if (s->out && s->out != stdout)
+		fclose(s->out);
+out_free:
+	model_free(&s->model);
+	model_free(&s->prev);
+	free(s);
+	return err < 0 ? 0 : err;
+}
