@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer: cli_parse for each mode with a fuzzed argv.  The first byte
+ * picks the mode, the rest is split into arguments at NUL bytes.  Checks
+ * what the rest of clocktrace relies on: the status is 0, -1 (--help) or
+ * 125, and on success the settled env is within the documented bounds.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+#define MAX_ARGS 64
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* warn() and --help print: keep the fuzzer's output readable. */
+	stdout = fopen("/dev/null", "w");
+	stderr = fopen("/dev/null", "w");
+	return 0;
+}
+
+static void check_env(const struct env *env, int argc, char **argv)
+{
+	if (env->max_procs < 1 || env->max_procs > (1u << 22))
+		abort();
+	if (env->ringbuf_kb < 4 || env->ringbuf_kb > (1u << 20) ||
+	    (env->ringbuf_kb & (env->ringbuf_kb - 1)))
+		abort();
+	if (env->duration < 0 || env->interval < 0)
+		abort();
+	if (env->comm && (!*env->comm || strlen(env->comm) > 15))
+		abort();
+	for (size_t i = 0; i < env->npids; i++)
+		if (env->pids[i] < 1)
+			abort();
+	switch (env->mode) {
+	case MODE_RUN:
+		/* PROG and its arguments are a tail of argv, never empty. */
+		if (env->prog_argc < 1 || env->prog_argc >= argc ||
+		    env->prog_argv != argv + (argc - env->prog_argc))
+			abort();
+		break;
+	case MODE_ATTACH:
+		if (!env->npids && !env->comm)
+			abort();
+		break;
+	case MODE_TOP:
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const modes[] = { "run", "attach", "top" };
+	char *argv[MAX_ARGS + 2], *buf;
+	struct env env;
+	enum mode mode;
+	int argc = 1, err;
+
+	if (size < 1)
+		return 0;
+	mode = (enum mode)(data[0] % 3);
+	/* Each argument its own allocation: ASan sees any overread. */
+	argv[0] = strdup(modes[mode]);
+	buf = malloc(size);
+	memcpy(buf, data + 1, size - 1);
+	buf[size - 1] = '\0';
+	for (size_t i = 0; i < size - 1 && argc < MAX_ARGS;) {
+		size_t n = strlen(buf + i);
+
+		argv[argc++] = strndup(buf + i, n);
+		i += n + 1;
+	}
+	argv[argc] = NULL;
+	free(buf);
+
+	err = cli_parse(mode, argc, argv, &env);
+	if (err != 0 && err != -1 && err != EXIT_TOOL_FAILURE)
+		abort();
+	if (!err)
+		check_env(&env, argc, argv);
+	free(env.pids);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return 0;
+}
