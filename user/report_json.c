@@ -196,9 +196,15 @@ void report_json(FILE *f, const struct model *m, const struct findings *fs,
 	json_arr_end(&j);
 	json_u64(&j, "duration_ns", model_duration_ns(m));
 	if (m->has_exit) {
+		/* Exactly one of the two is set: a process exits or is killed. */
 		json_obj_begin(&j, "exit");
-		json_i64(&j, "code", m->exit_code);
-		json_i64(&j, "signal", m->exit_signal);
+		if (m->exit_signal) {
+			json_null(&j, "code");
+			json_i64(&j, "signal", m->exit_signal);
+		} else {
+			json_i64(&j, "code", m->exit_code);
+			json_null(&j, "signal");
+		}
 		json_obj_end(&j);
 	}
 	json_str(&j, "clocksource", m->clocksource);

@@ -171,7 +171,7 @@ static void test_json_report_has_the_contract_fields(void **state)
 		"\"clock\"", "\"clock_ids\"", "\"tz\"", "\"accesses\"",
 		"\"paths\"", "\"/etc/localtime\":{\"stat\":10000}", "\"findings\"",
 		"\"id\":\"tz-repeated-access\"", "\"severity\"", "\"pids\"",
-		"\"message\"", "\"fix\"", "\"exit\":{\"code\":0,\"signal\":0}",
+		"\"message\"", "\"fix\"", "\"exit\":{\"code\":0,\"signal\":null}",
 	};
 	struct findings fs;
 	struct model m;
