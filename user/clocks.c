@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 #include "clocks.h"
 #include "util.h"
@@ -114,4 +115,40 @@ int read_clocksource(char *buf, size_t size, const char *which)
 		n--;
 	buf[n] = '\0';
 	return n ? 0 : -1;
+}
+
+bool clock_vdso_serves(int32_t clk, const char *cs, bool have_vdso,
+		       const char **why)
+{
+	const char *reason;
+	bool served;
+
+	if (clock_is_cpu(clk)) {
+		reason = "CPU-time clocks are never in the vDSO";
+		served = false;
+	} else if (!clock_vdso_capable(clk)) {
+		reason = "the vDSO does not know this clock";
+		served = false;
+	} else if (!have_vdso) {
+		reason = "no vDSO is mapped";
+		served = false;
+	} else if (clock_is_coarse(clk)) {
+		/* Jiffies-based: nothing to read from the clocksource. */
+		reason = "coarse clocks need no clocksource read";
+		served = true;
+	} else if (cs && clocksource_has_vdso(cs)) {
+		reason = "the clocksource has a vDSO mode";
+		served = true;
+	} else {
+		reason = "the clocksource has no vDSO mode";
+		served = false;
+	}
+	if (why)
+		*why = reason;
+	return served;
+}
+
+bool vdso_mapped(void)
+{
+	return getauxval(AT_SYSINFO_EHDR) != 0;
 }

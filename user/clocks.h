@@ -26,4 +26,14 @@ bool clocksource_has_vdso(const char *clocksource);
 /* Reads /sys/devices/system/clocksource/clocksource0/current_clocksource. */
 int read_clocksource(char *buf, size_t size, const char *which);
 
+/*
+ * Whether the vDSO answers clk without entering the kernel, given the
+ * current clocksource and whether a vDSO is mapped at all.  why, if not
+ * NULL, gets the reason in a few words.
+ */
+bool clock_vdso_serves(int32_t clk, const char *clocksource, bool have_vdso,
+		       const char **why);
+/* Whether this process has a vDSO mapped (AT_SYSINFO_EHDR). */
+bool vdso_mapped(void);
+
 #endif /* CLOCKTRACE_CLOCKS_H */

@@ -1,2 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clocktrace doctor: one line per check, "ok|warn|fail  check: detail",
+ * where a warn or fail says what to do.  Exit 0 when tracing can work
+ * here, 1 when it cannot, 125 on bad usage or a bad pid.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
+#include "clocks.h"
 #include "doctor.h"
-int cmd_doctor(int argc, char **argv) { (void)argc; (void)argv; return 125; } /* TEMP */
+#include "doctor_proc.h"
+#include "json.h"
+#include "kfeatures.h"
+#include "util.h"
+
+#define CS_DIR "/sys/devices/system/clocksource/clocksource0"
+
+/* The clocks a program can name, in clock-id order. */
+static const int32_t std_clocks[] = { 0, 1, 2, 3, 4, 5, 6, 7, 11 };
+
+void check_add(struct checks *c, const char *name, enum check_status st,
+	       const char *fmt, ...)
+{
+	struct check *k;
+	va_list ap;
+
+	c->v = xrealloc(c->v, c->n + 1, sizeof(*c->v));
+	k = &c->v[c->n++];
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	k->status = st;
+	va_start(ap, fmt);
+	vsnprintf(k->detail, sizeof(k->detail), fmt, ap);
+	va_end(ap);
+}
+
+const char *check_word(enum check_status st)
+{
+	return st == CHECK_OK ? "ok" : st == CHECK_WARN ? "warn" : "fail";
+}
+
+bool checks_failed(const struct checks *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].status == CHECK_FAIL)
+			return true;
+	return false;
+}
+
+static void check_kernel(struct checks *c, const struct kernel_features *kf)
+{
+	int v = kf->major * 100 + kf->minor;
+
+	if (v >= 511)
+		check_add(c, "kernel", CHECK_OK, "%s %s", kf->release,
+			  kf->machine);
+	else if (v >= 508)
+		check_add(c, "kernel", CHECK_WARN, "%s: before 5.11 BPF memory "
+			  "counts against RLIMIT_MEMLOCK (raise ulimit -l)",
+			  kf->release);
+	else
+		check_add(c, "kernel", CHECK_FAIL, "%s: clocktrace needs Linux "
+			  ">= 5.8 (ring buffer, tp_btf)", kf->release);
+}
+
+static void check_btf(struct checks *c, const struct kernel_features *kf)
+{
+	if (kf->btf)
+		check_add(c, "btf", CHECK_OK, "/sys/kernel/btf/vmlinux "
+			  "(%u types)", kf->btf_types);
+	else
+		check_add(c, "btf", CHECK_FAIL, "this kernel has no BTF "
+			  "(/sys/kernel/btf/vmlinux): clocktrace needs a kernel "
+			  "built with CONFIG_DEBUG_INFO_BTF=y");
+}
+
+static void check_permission(struct checks *c,
+			     const struct kernel_features *kf)
+{
+	if (kf->cap_sys_admin)
+		check_add(c, "permission", CHECK_OK, "uid %u with CAP_SYS_ADMIN",
+			  (unsigned int)kf->euid);
+	else if (kf->privileged)
+		check_add(c, "permission", CHECK_OK, "uid %u with CAP_BPF and "
+			  "CAP_PERFMON", (unsigned int)kf->euid);
+	else
+		check_add(c, "permission", CHECK_FAIL, "uid %u without CAP_BPF "
+			  "and CAP_PERFMON%s%s: run as root (sudo clocktrace "
+			  "...) or grant cap_bpf,cap_perfmon",
+			  (unsigned int)kf->euid, kf->cap_bpf ? " (has CAP_BPF)" : "",
+			  kf->cap_perfmon ? " (has CAP_PERFMON)" : "");
+}
+
+static void feature_line(struct checks *c, const char *name,
+			 const struct feature *f, enum check_status if_no,
+			 const char *need)
+{
+	enum check_status st = f->state == FEAT_YES ? CHECK_OK :
+			       f->state == FEAT_NO ? if_no : CHECK_WARN;
+
+	/* What we do not need cannot be a problem, known or not. */
+	if (if_no == CHECK_OK)
+		st = CHECK_OK;
+
+	check_add(c, name, st, "%s: %s%s%s", feat_word(f->state), f->how,
+		  need ? "; " : "", need ? need : "");
+}
+
+static void check_bpf(struct checks *c, const struct kernel_features *kf)
+{
+	char name[32];
+
+	/* Without privilege the permission line already says what to do. */
+	if (kf->privileged || kf->skeleton.state != FEAT_UNKNOWN)
+		feature_line(c, "bpf object", &kf->skeleton, CHECK_FAIL, NULL);
+	for (int i = 0; i < FEAT_NR_TRACEPOINTS; i++) {
+		snprintf(name, sizeof(name), "tp_btf %s",
+			 feature_tracepoints[i]);
+		feature_line(c, name, &kf->tracepoint[i], CHECK_FAIL,
+			     kf->skeleton.state == FEAT_UNKNOWN ?
+			     "attach not tried" : NULL);
+	}
+	feature_line(c, "uprobe", &kf->uprobe, CHECK_WARN,
+		     kf->uprobe.state == FEAT_NO ?
+		     "--libc cannot work (CONFIG_UPROBE_EVENTS)" :
+		     "used by --libc");
+	feature_line(c, "uprobe_multi", &kf->uprobe_multi, CHECK_WARN,
+		     kf->uprobe_multi.state == FEAT_YES ?
+		     "--libc attaches and detaches in one link" :
+		     "--libc falls back to one uprobe per function "
+		     "(~0.1 s each to detach)");
+	/* Not needed: reported so that nobody goes looking for them. */
+	feature_line(c, "kprobe", &kf->kprobe, CHECK_OK, "not needed");
+	feature_line(c, "fentry", &kf->fentry, CHECK_OK, "not needed");
+	feature_line(c, "ringbuf", &kf->ringbuf, CHECK_FAIL,
+		     kf->ringbuf.state == FEAT_NO ? "needs Linux >= 5.8" : NULL);
+	feature_line(c, "task storage", &kf->task_storage, CHECK_OK,
+		     "not needed");
+}
+
+/* An available clocksource the vDSO can read, to suggest; NULL if none. */
+static const char *vdso_alternative(char *avail)
+{
+	for (char *s = strtok(avail, " "); s; s = strtok(NULL, " "))
+		if (clocksource_has_vdso(s))
+			return s;
+	return NULL;
+}
+
+static void check_clocksource(struct checks *c, char *cs, size_t size)
+{
+	char avail[256] = "", copy[256];
+	const char *alt;
+
+	if (read_clocksource(cs, size, "current_clocksource")) {
+		cs[0] = '\0';
+		check_add(c, "clocksource", CHECK_WARN, "cannot read "
+			  CS_DIR "/current_clocksource");
+		return;
+	}
+	read_clocksource(avail, sizeof(avail), "available_clocksource");
+	if (clocksource_has_vdso(cs)) {
+		check_add(c, "clocksource", CHECK_OK, "%s (available: %s)",
+			  cs, avail);
+		return;
+	}
+	snprintf(copy, sizeof(copy), "%s", avail);
+	alt = vdso_alternative(copy);
+	check_add(c, "clocksource", CHECK_WARN, "%s has no vDSO mode: every "
+		  "clock_gettime() enters the kernel (available: %s)%s%s%s",
+		  cs, avail, alt ? "; try: echo " : "", alt ? alt : "",
+		  alt ? " > " CS_DIR "/current_clocksource" : "");
+}
+
+static void check_vdso(struct checks *c, const char *cs)
+{
+	char served[256] = "", not_served[256] = "", buf[32];
+	bool mapped = vdso_mapped();
+	const char *why_not = NULL, *why;
+
+	for (size_t i = 0; i < ARRAY_SIZE(std_clocks); i++) {
+		bool yes = clock_vdso_serves(std_clocks[i], cs, mapped, &why);
+		char *list = yes ? served : not_served;
+		const char *name = clock_name(std_clocks[i], buf, sizeof(buf));
+
+		if (!yes && !why_not)
+			why_not = why;
+		snprintf(list + strlen(list), 256 - strlen(list), "%s%s",
+			 *list ? " " : "", name + 6);
+	}
+	check_add(c, "vdso", mapped ? CHECK_OK : CHECK_WARN,
+		  "%s; serves %s%s%s%s%s%s", mapped ? "mapped" : "not mapped",
+		  *served ? served : "nothing", *not_served ? "; not " : "",
+		  not_served, *not_served ? " (" : "",
+		  *not_served ? why_not : "", *not_served ? ")" : "");
+}
+
+static void check_libc(struct checks *c)
+{
+#ifdef __GLIBC__
+	check_add(c, "libc", CHECK_OK, "glibc %s (this tool's)",
+		  gnu_get_libc_version());
+#else
+	check_add(c, "libc", CHECK_OK, "not glibc (this tool's)");
+#endif
+}
+
+static void print_text(FILE *f, const struct checks *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "%-4s  %s: %s\n", check_word(c->v[i].status),
+			c->v[i].name, c->v[i].detail);
+	fprintf(f, checks_failed(c) ?
+		"tracing cannot work here: fix the fail lines above\n" :
+		"tracing can work here\n");
+}
+
+static void json_process(struct json *j, const struct proc_facts *p)
+{
+	enum check_status st;
+
+	json_obj_begin(j, "process");
+	json_i64(j, "pid", p->pid);
+	json_str(j, "comm", p->comm);
+	json_str(j, "tz", p->tz_state > 0 ? p->tz : NULL);
+	if (p->tz_state < 0)
+		json_null(j, "tz_set");
+	else
+		json_bool(j, "tz_set", p->tz_state > 0);
+	json_str(j, "tzdir", p->tzdir_state > 0 ? p->tzdir : NULL);
+	json_str(j, "libc", libc_kind_name(p->libc));
+	json_str(j, "libc_path", p->libc_path[0] ? p->libc_path : NULL);
+	json_str(j, "libc_version",
+		 p->libc_version[0] ? p->libc_version : NULL);
+	json_bool(j, "static", p->is_static);
+	json_str(j, "finding", proc_tz_finding(p, &st));
+	json_obj_end(j);
+}
+
+static void print_json(FILE *f, const struct checks *c,
+		       const struct proc_facts *p)
+{
+	struct json j;
+
+	json_init(&j, f, true);
+	json_obj_begin(&j, NULL);
+	json_bool(&j, "can_trace", !checks_failed(c));
+	json_arr_begin(&j, "checks");
+	for (size_t i = 0; i < c->n; i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "check", c->v[i].name);
+		json_str(&j, "status", check_word(c->v[i].status));
+		json_str(&j, "detail", c->v[i].detail);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	if (p)
+		json_process(&j, p);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: clocktrace doctor [-p PID] [--json]\n\n"
+	      "Can this machine be traced, and how; with -p, what PID's TZ and "
+	      "C library\nmean for its time calls.  Run as root for the full "
+	      "check.\n\n"
+	      "  -p, --pid PID   also check this process\n"
+	      "  -j, --json      the checks as JSON\n"
+	      "  -h, --help      this help\n\n"
+	      "Exit status: 0 tracing can work, 1 it cannot, 125 bad usage or "
+	      "pid.\n", f);
+}
+
+static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	uint64_t v;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "p:jh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (parse_u64(optarg, 1, INT32_MAX, &v)) {
+				warn("doctor: bad pid '%s'", optarg);
+				return EXIT_TOOL_FAILURE;
+			}
+			*pid = v;
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			usage(stderr);
+			return EXIT_TOOL_FAILURE;
+		}
+	}
+	if (optind < argc) {
+		warn("doctor: unexpected argument '%s'", argv[optind]);
+		return EXIT_TOOL_FAILURE;
+	}
+	return 0;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct kernel_features kf;
+	struct proc_facts p;
+	struct checks c = {};
+	char cs[64] = "";
+	bool json = false;
+	pid_t pid = 0;
+	int err;
+
+	err = parse_args(argc, argv, &pid, &json);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (pid && proc_facts_read(pid, &p)) {
+		warn("doctor: no process %d", pid);
+		return EXIT_TOOL_FAILURE;
+	}
+	features_probe(&kf, true);
+	check_kernel(&c, &kf);
+	check_btf(&c, &kf);
+	check_permission(&c, &kf);
+	check_bpf(&c, &kf);
+	check_clocksource(&c, cs, sizeof(cs));
+	check_vdso(&c, cs);
+	check_libc(&c);
+	if (pid)
+		doctor_process_checks(&c, &p);
+	if (json)
+		print_json(stdout, &c, pid ? &p : NULL);
+	else
+		print_text(stdout, &c);
+	err = checks_failed(&c) ? 1 : 0;
+	if (pid)
+		proc_facts_free(&p);
+	free(c.v);
+	return err;
+}

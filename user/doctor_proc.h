@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * doctor's list of checks, and what it learns about one process.
+ * doctor.c checks the machine, doctor_proc.c the process; both add lines
+ * to one list.
+ */
+#ifndef CLOCKTRACE_DOCTOR_PROC_H
+#define CLOCKTRACE_DOCTOR_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL };
+
+struct check {
+	char name[32];
+	enum check_status status;
+	char detail[320];	/* what we found, and what to do about it */
+};
+
+struct checks {
+	struct check *v;
+	size_t n;
+};
+
+void check_add(struct checks *c, const char *name, enum check_status st,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+const char *check_word(enum check_status st);
+bool checks_failed(const struct checks *c);
+
+enum libc_kind { PLIBC_UNKNOWN, PLIBC_GLIBC, PLIBC_MUSL, PLIBC_NONE };
+
+/* What a process's environment and mappings say about its time calls. */
+struct proc_facts {
+	pid_t pid;
+	char comm[32];
+	int tz_state;		/* 1 set, 0 unset, -1 unreadable */
+	char *tz;
+	int tzdir_state;
+	char *tzdir;
+	enum libc_kind libc;
+	bool is_static;
+	char libc_path[256];
+	char libc_version[32];
+};
+
+/* Reads /proc/PID; -1 if the process does not exist. */
+int proc_facts_read(pid_t pid, struct proc_facts *p);
+void proc_facts_free(struct proc_facts *p);
+/* The finding that applies to p (pure: unit-tested). */
+const char *proc_tz_finding(const struct proc_facts *p,
+			    enum check_status *st);
+const char *libc_kind_name(enum libc_kind k);
+/* Adds the process's lines to c. */
+void doctor_process_checks(struct checks *c, const struct proc_facts *p);
+
+#endif /* CLOCKTRACE_DOCTOR_PROC_H */
