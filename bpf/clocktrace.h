@@ -48,6 +48,10 @@ enum libc_fn {
 	LIBC_FN_MAX,
 };
 
+/* --libc attach cookies: the enum libc_fn, and how to probe it. */
+#define LIBC_COOKIE_FN		0xffu
+#define LIBC_COOKIE_COUNT_ONLY	(1u << 8)	/* entry counted, not timed */
+
 /* Why something could not be recorded; each is a counter in the report. */
 enum loss {
 	LOSS_PROC_MAP_FULL,	/* a new process could not be tracked */
@@ -134,6 +138,21 @@ struct caller_key {
 	__u64 ret_addr;
 };
 
+#define CALLER_NAME_LEN	64
+
+/*
+ * caller_files: where a call site's return address lies, taken from the
+ * process's own mapping when the site is first seen, so that it can be
+ * symbolized after the process is gone.
+ */
+struct caller_file {
+	__u64 file_off;		/* of the return address in the mapped file */
+	__u64 ino;
+	__u32 dev;		/* kernel encoding: major << 20 | minor */
+	__u32 found;		/* 0: no file-backed mapping held the address */
+	char name[CALLER_NAME_LEN];	/* basename of the mapped file */
+};
+
 enum event_type {
 	EVENT_FORK,
 	EVENT_EXEC,
@@ -148,7 +167,8 @@ struct event {
 	__s32 exit_status;
 	__u64 ts_ns;
 	char comm[COMM_LEN];
-	char exe[EXE_LEN];
+	char exe[EXE_LEN];	/* the path exec was given */
+	char exe_name[COMM_LEN * 4];	/* the file's own name (basename) */
 };
 
 #endif /* CLOCKTRACE_H */

@@ -4,9 +4,12 @@
  * clocktrace.bpf.c: it shares that file's maps and per-thread state, which
  * is how a kernel event is tied to the library call it happened in.
  *
- * The attach cookie of each probe is its enum libc_fn.  Timed functions
- * have an entry and a return probe; cheap ones (clock_gettime) an entry
- * probe only, since a uprobe pair would cost a hundred times the call.
+ * The attach cookie of each probe is its enum libc_fn, plus
+ * LIBC_COOKIE_COUNT_ONLY for cheap functions (clock_gettime): those have
+ * an entry probe only, since a uprobe pair would cost a hundred times the
+ * call.  Timed functions have an entry and a return probe.  One entry
+ * program serves both kinds, so a library needs two links, not three
+ * (each link costs tens of ms to detach).
  */
 #ifndef CLOCKTRACE_LIBC_BPF_H
 #define CLOCKTRACE_LIBC_BPF_H
@@ -26,6 +29,14 @@ struct {
 	__type(key, struct caller_key);
 	__type(value, __u64);
 } callers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct caller_key);
+	__type(value, struct caller_file);
+} caller_files SEC(".maps");
 
 /* Entry-only functions: the next clock syscall of the thread is theirs. */
 #define LIBC_PENDING_CLOCK	(1u << 31)
@@ -61,6 +72,35 @@ static __always_inline void attribute_to_libc(struct thread_state *ts,
 	__sync_fetch_and_add(&s->kernel_ns, ns);
 }
 
+static long caller_vma(struct task_struct *task, struct vm_area_struct *vma,
+		       void *data)
+{
+	struct caller_file *cf = data;
+	struct file *file = BPF_CORE_READ(vma, vm_file);
+	const unsigned char *name;
+
+	if (!file)
+		return 0;
+	cf->file_off = cf->file_off - BPF_CORE_READ(vma, vm_start) +
+		       (BPF_CORE_READ(vma, vm_pgoff) << 12);
+	cf->ino = BPF_CORE_READ(file, f_inode, i_ino);
+	cf->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	name = BPF_CORE_READ(file, f_path.dentry, d_name.name);
+	bpf_probe_read_kernel_str(cf->name, sizeof(cf->name), name);
+	cf->found = 1;
+	return 0;
+}
+
+/* Once per call site: the process may be gone when the report is made. */
+static __always_inline void note_caller_file(const struct caller_key *key)
+{
+	struct caller_file cf = { .file_off = key->ret_addr };
+
+	bpf_find_vma(bpf_get_current_task_btf(), key->ret_addr, caller_vma,
+		     &cf, 0);
+	bpf_map_update_elem(&caller_files, key, &cf, BPF_NOEXIST);
+}
+
 static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
 					  __u32 fn)
 {
@@ -68,24 +108,49 @@ static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
 	static const __u64 zero;
 	__u64 *n;
 
-	/* At a function's first instruction the return address is at sp. */
+	/*
+	 * Timed functions are probed where sp is still the entry's (the
+	 * placement in user/probe_place.c insists on it): the return address
+	 * is at sp.
+	 */
 	if (bpf_probe_read_user(&key.ret_addr, sizeof(key.ret_addr),
 				(void *)PT_REGS_SP(ctx)))
 		return;
-	n = lookup_or_init(&callers, &key, &zero, LOSS_LIBC_MAP_FULL);
+	n = bpf_map_lookup_elem(&callers, &key);
+	if (!n) {
+		note_caller_file(&key);
+		n = lookup_or_init(&callers, &key, &zero, LOSS_LIBC_MAP_FULL);
+	}
 	if (n)
 		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline int count_call(__u32 tgid, __u32 fn)
+{
+	struct thread_state *ts;
+	struct libc_stats *s;
+
+	s = libc_stats_of(tgid, fn);
+	if (s)
+		__sync_fetch_and_add(&s->calls, 1);
+	ts = thread_state(true);
+	if (ts && ts->libc_depth == 0)
+		ts->libc_fn = fn | LIBC_PENDING_CLOCK;
+	return 0;
 }
 
 SEC("uprobe")
 int libc_entry(struct pt_regs *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 fn = bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 fn = cookie & LIBC_COOKIE_FN;
 	struct thread_state *ts;
 
 	if (!is_traced(tgid))
 		return 0;
+	if (cookie & LIBC_COOKIE_COUNT_ONLY)
+		return count_call(tgid, fn);
 	ts = thread_state(true);
 	if (!ts) {
 		count_loss(LOSS_THREAD_STATE);
@@ -103,25 +168,6 @@ int libc_entry(struct pt_regs *ctx)
 	ts->libc_fn = fn;
 	ts->libc_depth = 1;
 	ts->libc_start_ns = bpf_ktime_get_ns();
-	return 0;
-}
-
-SEC("uprobe")
-int libc_count(struct pt_regs *ctx)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 fn = bpf_get_attach_cookie(ctx);
-	struct thread_state *ts;
-	struct libc_stats *s;
-
-	if (!is_traced(tgid))
-		return 0;
-	s = libc_stats_of(tgid, fn);
-	if (s)
-		__sync_fetch_and_add(&s->calls, 1);
-	ts = thread_state(true);
-	if (ts && ts->libc_depth == 0)
-		ts->libc_fn = fn | LIBC_PENDING_CLOCK;
 	return 0;
 }
 

@@ -1,6 +1,290 @@
-/* TEMP */
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --libc: which C library a traced process maps, probed once per file.
+ * See libc_probe.h for the coverage this gives and its one gap.
+ */
+#include <fnmatch.h>
+#include <gelf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "callsite.h"
+#include "libc_attach.h"
 #include "libc_probe.h"
-void libc_probe_init(struct libc_probe *lp, bool verbose) { (void)lp; (void)verbose; }
-void libc_probe_process(struct libc_probe *lp, struct tracer *t, struct proc_model *p) { (void)lp; (void)t; (void)p; }
-void libc_probe_finish(struct libc_probe *lp, struct model *m) { (void)lp; (void)m; }
-void libc_probe_close(struct libc_probe *lp) { (void)lp; }
+#include "procfs.h"
+#include "tracer.h"
+#include "uprobe_multi.h"
+#include "util.h"
+
+#define MAPS_MAX	(4 << 20)
+#define RESCAN_NS	(250 * 1000000ULL)
+
+/* glibc, old glibc, musl (whose loader is its libc). */
+static const char *const libc_patterns[] = {
+	"libc.so.6", "libc-*.so", "libc.so", "libc.musl-*.so*", "ld-musl-*.so*",
+};
+
+static bool is_libc_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < ARRAY_SIZE(libc_patterns); i++)
+		if (!fnmatch(libc_patterns[i], base, 0))
+			return true;
+	return false;
+}
+
+/*
+ * A path of another mount namespace is reached through /proc/PID/root.
+ * Returns a malloc'd path that names the same file from here, or NULL.
+ */
+static char *reachable_path(pid_t pid, const char *path, struct stat *st)
+{
+	char *via_root;
+
+	if (pid <= 0 || pid == getpid())
+		return stat(path, st) ? NULL : xstrdup(path);
+	if (asprintf(&via_root, "/proc/%d/root%s", pid, path) < 0)
+		return NULL;
+	if (stat(via_root, st)) {
+		free(via_root);
+		return NULL;
+	}
+	/* The same file under its own name is the nicer path to report. */
+	{
+		struct stat plain;
+
+		if (!stat(path, &plain) && plain.st_dev == st->st_dev &&
+		    plain.st_ino == st->st_ino) {
+			free(via_root);
+			return xstrdup(path);
+		}
+	}
+	return via_root;
+}
+
+static struct libc_lib *find_lib(struct libc_probe *lp, const struct stat *st)
+{
+	for (size_t i = 0; i < lp->nlibs; i++)
+		if (lp->libs[i].dev == st->st_dev &&
+		    lp->libs[i].ino == st->st_ino)
+			return &lp->libs[i];
+	return NULL;
+}
+
+static void note_run(struct libc_probe *lp, const struct libc_lib *lib)
+{
+	for (int fn = 1; fn < LIBC_FN_MAX; fn++)
+		lp->run.probe[fn] |= lib->probe[fn];
+	lp->run.libs++;
+}
+
+/* Probes the library at path (of pid's namespace) once; NULL on failure. */
+static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
+				  const char *path, bool late)
+{
+	struct libc_lib *lib;
+	struct stat st;
+	uint64_t t0 = now_ns();
+	char *here = reachable_path(pid, path, &st);
+
+	if (!here)
+		return NULL;
+	lib = find_lib(lp, &st);
+	if (lib) {
+		free(here);
+		return lib;
+	}
+	lp->libs = xrealloc(lp->libs, lp->nlibs + 1, sizeof(*lp->libs));
+	lib = &lp->libs[lp->nlibs];
+	memset(lib, 0, sizeof(*lib));
+	lib->dev = st.st_dev;
+	lib->ino = st.st_ino;
+	lib->path = here;
+	if (libc_lib_attach(lib, lp->tracer, lp->verbose)) {
+		libc_lib_detach(lib);
+		return NULL;
+	}
+	lp->nlibs++;
+	note_run(lp, lib);
+	lp->run.late_libs += late;
+	lp->run.attach_ns += now_ns() - t0;
+	return lib;
+}
+
+struct maps_scan {
+	char *libc;		/* the C library's path, in pid's namespace */
+};
+
+/* Reads pid's mappings: the C library, and every file for call sites. */
+static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms)
+{
+	char path[64], *buf, *line, *save = NULL;
+	size_t len;
+
+	memset(ms, 0, sizeof(*ms));
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	buf = read_file(path, MAPS_MAX, &len);
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct maps_entry e;
+
+		if (maps_parse_line(line, &e) || !e.path || e.path[0] != '/')
+			continue;
+		callsite_note_file(lp, pid, e.path);
+		if (!ms->libc && is_libc_name(e.path))
+			ms->libc = xstrdup(e.path);
+	}
+	free(buf);
+	return 0;
+}
+
+/* PT_INTERP of an executable: dynamic (1), static (0), unknown (-1). */
+static int exe_is_dynamic(const char *exe)
+{
+	int fd = exe ? open(exe, O_RDONLY | O_CLOEXEC) : -1, dynamic = -1;
+	size_t n = 0;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		dynamic = 0;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_INTERP)
+				dynamic = 1;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return dynamic;
+}
+
+static void set_libc(struct proc_model *p, enum libc_state state,
+		     const char *path)
+{
+	p->libc_state = state;
+	if (path && (!p->libc_path || strcmp(p->libc_path, path))) {
+		free(p->libc_path);
+		p->libc_path = xstrdup(path);
+	}
+}
+
+static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
+{
+	struct maps_scan ms;
+	struct libc_lib *lib;
+
+	if (scan_maps(lp, p->pid, &ms))
+		return;
+	if (ms.libc) {
+		lib = probe_lib(lp, p->pid, ms.libc, late);
+		set_libc(p, lib ? LIBC_PROBED : LIBC_UNKNOWN, ms.libc);
+	}
+	free(ms.libc);
+}
+
+
+/*
+ * Before PROG runs: the C library we map ourselves is the one a dynamic
+ * program of this system loads, unless it asks for another.
+ */
+void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose)
+{
+	struct maps_scan ms;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->verbose = verbose;
+	lp->tracer = t;
+	lp->run.multi = libc_attach_multi(t);
+	if (scan_maps(lp, getpid(), &ms) || !ms.libc)
+		return;
+	probe_lib(lp, getpid(), ms.libc, false);
+	free(ms.libc);
+}
+
+void libc_probe_process(struct libc_probe *lp, struct tracer *t,
+			struct proc_model *p)
+{
+	(void)t;	/* the one given at init */
+	/* At exec the loader has not mapped the libraries yet: see rescan. */
+	look_at(lp, p, true);
+	if (exe_is_dynamic(p->exe) == 0 && p->libc_state != LIBC_PROBED)
+		set_libc(p, LIBC_ABSENT, NULL);
+}
+
+void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
+		       struct model *m)
+{
+	uint64_t now = now_ns();
+
+	(void)t;
+	if (now - lp->last_scan_ns < RESCAN_NS)
+		return;
+	lp->last_scan_ns = now;
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (!m->procs[i].exited && m->procs[i].libc_state != LIBC_ABSENT)
+			look_at(lp, &m->procs[i], true);
+}
+
+/* A process we never saw mapping a library: decide from its executable. */
+static void settle_state(const struct libc_probe *lp, struct proc_model *p)
+{
+	int dynamic;
+
+	if (p->libc_state == LIBC_PROBED)
+		return;
+	dynamic = exe_is_dynamic(p->exe);
+	if (dynamic == 0) {
+		set_libc(p, LIBC_ABSENT, NULL);
+	} else if (dynamic == 1 && lp->nlibs) {
+		/* Loaded by the system's loader: the default library. */
+		set_libc(p, LIBC_PROBED, lp->libs[0].path);
+	}
+}
+
+void libc_probe_finish(struct libc_probe *lp, struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		settle_state(lp, &m->procs[i]);
+	if (lp->tracer)
+		callsite_symbolize(lp, m);
+	m->libc = lp->run;
+}
+
+void libc_probe_close(struct libc_probe *lp)
+{
+	size_t nfds = lp->nlibs * LIBC_LINK_SLOTS;
+	int *fds = xcalloc(nfds ? nfds : 1, sizeof(*fds));
+	uint64_t t0 = now_ns();
+
+	/* Every library's links together: their detach waits overlap. */
+	for (size_t i = 0; i < lp->nlibs; i++)
+		for (int j = 0; j < LIBC_LINK_SLOTS; j++) {
+			fds[i * LIBC_LINK_SLOTS + j] = lp->libs[i].link_fds[j];
+			lp->libs[i].link_fds[j] = -1;
+		}
+	uprobe_multi_close_all(fds, nfds);
+	free(fds);
+	for (size_t i = 0; i < lp->nlibs; i++)
+		libc_lib_detach(&lp->libs[i]);
+	if (lp->verbose && lp->nlibs)
+		fprintf(stderr, "clocktrace: --libc: %zu librar%s attached in "
+			"%.1f ms, detached in %.1f ms (%s)\n", lp->nlibs,
+			lp->nlibs == 1 ? "y" : "ies", lp->run.attach_ns / 1e6,
+			(now_ns() - t0) / 1e6,
+			lp->run.multi ? "uprobe-multi" : "classic uprobes");
+	free(lp->libs);
+	callsite_free(lp);
+	memset(lp, 0, sizeof(*lp));
+}

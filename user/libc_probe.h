@@ -2,27 +2,46 @@
 /*
  * --libc: find the C library each traced process maps, attach the time-API
  * probes to each distinct library once, and symbolize call sites.
+ *
+ * Probes are system-wide on the library file (the BPF side filters by the
+ * traced set), so a library probed once covers every process, present and
+ * future, that maps it.  The system's default C library (the one we map) is
+ * probed before PROG runs; any other one is probed when a traced process is
+ * seen mapping it (at exec and on each rescan): calls it served before that
+ * are not seen, and the report counts such late libraries.
  */
 #ifndef CLOCKTRACE_LIBC_PROBE_H
 #define CLOCKTRACE_LIBC_PROBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "model.h"
 
 struct tracer;
 struct libc_lib;
+struct known_file;
 
 struct libc_probe {
 	struct libc_lib *libs;		/* every library probed so far */
 	size_t nlibs;
+	struct known_file *files;	/* mapped files seen: for call sites */
+	size_t nfiles;
+	struct tracer *tracer;
+	struct libc_run run;		/* copied into the model at finish */
+	uint64_t last_scan_ns;
 	bool verbose;
 };
 
-void libc_probe_init(struct libc_probe *lp, bool verbose);
+/* Probes the system's default C library: call before PROG runs. */
+void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose);
 /* Probes the C library p maps, if not probed yet; notes it in p. */
 void libc_probe_process(struct libc_probe *lp, struct tracer *t,
 			struct proc_model *p);
+/* Every few hundred ms: libraries mapped since exec (dlopen, the loader). */
+void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
+		       struct model *m);
 /* Symbolizes call sites and marks processes with no C library. */
 void libc_probe_finish(struct libc_probe *lp, struct model *m);
 void libc_probe_close(struct libc_probe *lp);

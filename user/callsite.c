@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Naming --libc call sites: see callsite.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "callsite.h"
+#include "clocktrace.skel.h"
+#include "libc_probe.h"
+#include "symbolize.h"
+#include "tracer.h"
+#include "util.h"
+
+/* Where a library of a process that is gone may still be found by name. */
+static const char *const lib_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+	"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+};
+
+struct known_file {
+	char *seen_as;		/* the path in the mapping process's view */
+	char *path;		/* the same file from our namespace */
+	unsigned int major, minor;
+	ino_t ino;
+	struct elf_syms *syms;	/* loaded on first use */
+	bool syms_tried;
+};
+
+static bool seen(const struct libc_probe *lp, const char *path)
+{
+	for (size_t i = 0; i < lp->nfiles; i++)
+		if (!strcmp(lp->files[i].seen_as, path))
+			return true;
+	return false;
+}
+
+static void add_file(struct libc_probe *lp, const char *seen_as,
+		     const char *path, const struct stat *st)
+{
+	struct known_file *f;
+
+	lp->files = xrealloc(lp->files, lp->nfiles + 1, sizeof(*lp->files));
+	f = &lp->files[lp->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->seen_as = xstrdup(seen_as);
+	f->path = xstrdup(path);
+	f->major = major(st->st_dev);
+	f->minor = minor(st->st_dev);
+	f->ino = st->st_ino;
+}
+
+void callsite_note_file(struct libc_probe *lp, pid_t pid, const char *path)
+{
+	char root_path[4096];
+	struct stat st;
+
+	if (seen(lp, path))
+		return;
+	/* Our own view first; another mount namespace through its root. */
+	if (!stat(path, &st)) {
+		add_file(lp, path, path, &st);
+		return;
+	}
+	snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", pid, path);
+	if (!stat(root_path, &st))
+		add_file(lp, path, root_path, &st);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The kernel's dev_t is major << 20 | minor. */
+static struct known_file *by_identity(struct libc_probe *lp,
+				      const struct caller_file *cf)
+{
+	for (size_t i = 0; i < lp->nfiles; i++) {
+		struct known_file *f = &lp->files[i];
+
+		if (f->ino == cf->ino && f->major == cf->dev >> 20 &&
+		    f->minor == (cf->dev & 0xfffff))
+			return f;
+	}
+	return NULL;
+}
+
+/* A short-lived process's library, not seen mapped: look in lib dirs. */
+static struct known_file *by_name(struct libc_probe *lp,
+				  const struct caller_file *cf)
+{
+	char name[CALLER_NAME_LEN + 1], path[4096];
+	struct stat st;
+
+	memcpy(name, cf->name, CALLER_NAME_LEN);
+	name[CALLER_NAME_LEN] = '\0';
+	for (size_t i = 0; i < lp->nfiles; i++)
+		if (!strcmp(base_name(lp->files[i].seen_as), name) &&
+		    lp->files[i].ino == cf->ino)
+			return &lp->files[i];
+	for (size_t i = 0; i < ARRAY_SIZE(lib_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", lib_dirs[i], name);
+		if (stat(path, &st) || st.st_ino != cf->ino)
+			continue;
+		add_file(lp, path, path, &st);
+		return &lp->files[lp->nfiles - 1];
+	}
+	return NULL;
+}
+
+static struct elf_syms *syms_of(struct known_file *f)
+{
+	if (!f->syms_tried) {
+		f->syms_tried = true;
+		f->syms = elf_syms_load(f->path);
+	}
+	return f->syms;
+}
+
+static void name_caller(struct libc_probe *lp, int map_fd, pid_t pid,
+			struct caller_stat *c)
+{
+	struct caller_key key = { .tgid = pid, .fn = c->fn, .ret_addr = c->addr };
+	struct caller_file cf;
+	struct known_file *f;
+	struct elf_syms *syms;
+
+	if (c->symbol || bpf_map_lookup_elem(map_fd, &key, &cf) || !cf.found)
+		return;
+	cf.name[CALLER_NAME_LEN - 1] = '\0';
+	free(c->module);
+	c->module = xstrdup(cf.name);
+	f = by_identity(lp, &cf);
+	if (!f)
+		f = by_name(lp, &cf);
+	syms = f ? syms_of(f) : NULL;
+	if (syms)
+		c->symbol = elf_syms_name_ret_addr(syms, cf.file_off);
+}
+
+void callsite_symbolize(struct libc_probe *lp, struct model *m)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.caller_files);
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc_model *p = &m->procs[i];
+
+		for (size_t j = 0; j < p->ncallers; j++)
+			name_caller(lp, fd, p->pid, &p->callers[j]);
+	}
+}
+
+void callsite_free(struct libc_probe *lp)
+{
+	for (size_t i = 0; i < lp->nfiles; i++) {
+		free(lp->files[i].seen_as);
+		free(lp->files[i].path);
+		elf_syms_free(lp->files[i].syms);
+	}
+	free(lp->files);
+	lp->files = NULL;
+	lp->nfiles = 0;
+}

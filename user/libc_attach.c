@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The time-API probes on one C library file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "clocktrace.skel.h"
+#include "libc_attach.h"
+#include "probe_place.h"
+#include "symbolize.h"
+#include "tracer.h"
+#include "uprobe_multi.h"
+#include "util.h"
+
+#define CODE_MAX	(64 * 1024)	/* bytes of a function checked for branches */
+
+enum link_slot { SLOT_ENTRY, SLOT_RETURN, SLOT_MAX };
+
+/* Offsets and cookies gathered for one program. */
+struct probe_set {
+	uint64_t offs[LIBC_FN_MAX];
+	uint64_t cookies[LIBC_FN_MAX];
+	uint32_t n;
+};
+
+static const char *const symbol_names[LIBC_FN_MAX] = {
+	[LIBC_TZSET] = "tzset",		[LIBC_LOCALTIME] = "localtime",
+	[LIBC_LOCALTIME_R] = "localtime_r", [LIBC_GMTIME] = "gmtime",
+	[LIBC_GMTIME_R] = "gmtime_r",	[LIBC_MKTIME] = "mktime",
+	[LIBC_TIMELOCAL] = "timelocal",	[LIBC_TIMEGM] = "timegm",
+	[LIBC_STRFTIME] = "strftime",	[LIBC_CTIME] = "ctime",
+	[LIBC_CTIME_R] = "ctime_r",	[LIBC_CLOCK_GETTIME] = "clock_gettime",
+	[LIBC_GETTIMEOFDAY] = "gettimeofday", [LIBC_TIME] = "time",
+};
+
+/*
+ * CLOCKTRACE_LIBC_FIRST_INSN=1 keeps every probe on the first instruction:
+ * how the per-hit cost of the placement is measured against the default.
+ */
+static struct probe_place place_probe(const struct elf_syms *syms,
+				      const struct elf_func *f)
+{
+	struct probe_place first = { 0, false };
+	size_t len = f->size < CODE_MAX ? f->size : CODE_MAX;
+	struct probe_place at;
+	uint8_t *code;
+
+	if (!len || getenv("CLOCKTRACE_LIBC_FIRST_INSN"))
+		return first;
+	code = malloc(len);
+	if (!code || elf_syms_read(syms, f->file_off, code, len)) {
+		free(code);
+		return first;
+	}
+	at = probe_place_find(code, len);
+	free(code);
+	return at;
+}
+
+/* glibc's timelocal is mktime: one probe, counted under the first name. */
+static bool is_alias(const struct probe_set *sets, uint64_t off)
+{
+	for (int slot = 0; slot < SLOT_MAX; slot++)
+		for (uint32_t i = 0; i < sets[slot].n; i++)
+			if (sets[slot].offs[i] == off)
+				return true;
+	return false;
+}
+
+static void add_probe(struct probe_set *set, uint64_t off, uint32_t fn)
+{
+	set->offs[set->n] = off;
+	set->cookies[set->n++] = fn;
+}
+
+/* Finds each function and where to probe it; notes what cannot be. */
+static void plan(struct libc_lib *lib, const struct elf_syms *syms,
+		 struct probe_set sets[SLOT_MAX])
+{
+	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
+		struct probe_place at;
+		struct elf_func f;
+
+		if (elf_syms_find(syms, symbol_names[fn], &f)) {
+			lib->probe[fn] = LIBC_PROBE_MISSING;
+			continue;
+		}
+		/* The symbol is a resolver: the calls go where it points. */
+		if (f.ifunc) {
+			lib->probe[fn] = LIBC_PROBE_IFUNC;
+			continue;
+		}
+		at = place_probe(syms, &f);
+		if (is_alias(sets, f.file_off + at.off)) {
+			lib->probe[fn] = LIBC_PROBE_ALIAS;
+			continue;
+		}
+		lib->probe[fn] = at.emulated ? LIBC_PROBE_EMULATED :
+					       LIBC_PROBE_STEPPED;
+		if (libc_fn_timed(fn)) {
+			add_probe(&sets[SLOT_ENTRY], f.file_off + at.off, fn);
+			/* Same spot: one breakpoint serves both probes. */
+			add_probe(&sets[SLOT_RETURN], f.file_off + at.off, fn);
+		} else {
+			add_probe(&sets[SLOT_ENTRY], f.file_off + at.off,
+				  fn | LIBC_COOKIE_COUNT_ONLY);
+		}
+	}
+}
+
+static struct bpf_program *slot_prog(struct tracer *t, enum link_slot slot)
+{
+	return slot == SLOT_RETURN ? t->skel->progs.libc_return :
+				     t->skel->progs.libc_entry;
+}
+
+static bool loaded_as_multi(struct bpf_program *prog)
+{
+	return (int)bpf_program__expected_attach_type(prog) ==
+	       UPROBE_MULTI_ATTACH_TYPE;
+}
+
+bool libc_attach_multi(struct tracer *t)
+{
+	return loaded_as_multi(t->skel->progs.libc_entry);
+}
+
+static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
+			const struct probe_set *set, enum link_slot slot)
+{
+	int fd = uprobe_multi_attach(bpf_program__fd(prog), lib->path,
+				     set->offs, set->cookies, set->n,
+				     slot == SLOT_RETURN);
+
+	if (fd < 0) {
+		warn("--libc: cannot attach %s to %s: %s",
+		     bpf_program__name(prog), lib->path, strerror(-fd));
+		return -1;
+	}
+	lib->link_fds[slot] = fd;
+	return 0;
+}
+
+static int attach_classic(struct libc_lib *lib, struct bpf_program *prog,
+			  const struct probe_set *set, enum link_slot slot)
+{
+	int attached = 0;
+
+	lib->links = xrealloc(lib->links, lib->nlinks + set->n,
+			      sizeof(*lib->links));
+	for (uint32_t i = 0; i < set->n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts,
+			    .bpf_cookie = set->cookies[i],
+			    .retprobe = slot == SLOT_RETURN);
+		struct bpf_link *l;
+
+		l = bpf_program__attach_uprobe_opts(prog, -1, lib->path,
+						    set->offs[i], &opts);
+		if (!l) {
+			warn("--libc: cannot attach %s to %s+0x%llx: %s",
+			     bpf_program__name(prog), lib->path,
+			     (unsigned long long)set->offs[i], strerror(errno));
+			continue;
+		}
+		lib->links[lib->nlinks++] = l;
+		attached++;
+	}
+	return attached ? 0 : -1;
+}
+
+int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
+{
+	struct probe_set sets[SLOT_MAX] = {};
+	struct elf_syms *syms = elf_syms_load(lib->path);
+	int ok = 0;
+
+	for (int i = 0; i < SLOT_MAX; i++)
+		lib->link_fds[i] = -1;
+	if (!syms) {
+		warn("--libc: %s is not a readable ELF file", lib->path);
+		return -1;
+	}
+	plan(lib, syms, sets);
+	elf_syms_free(syms);
+	for (int slot = 0; slot < SLOT_MAX; slot++) {
+		struct bpf_program *prog = slot_prog(t, slot);
+
+		if (!sets[slot].n)
+			continue;
+		if (loaded_as_multi(prog) ?
+		    !attach_multi(lib, prog, &sets[slot], slot) :
+		    !attach_classic(lib, prog, &sets[slot], slot))
+			ok++;
+	}
+	if (verbose)
+		fprintf(stderr, "clocktrace: --libc: %s: %u entry, %u return "
+			"probes\n", lib->path, sets[SLOT_ENTRY].n,
+			sets[SLOT_RETURN].n);
+	return ok ? 0 : -1;
+}
+
+void libc_lib_detach(struct libc_lib *lib)
+{
+	uprobe_multi_close_all(lib->link_fds, SLOT_MAX);
+	for (size_t i = 0; i < lib->nlinks; i++)
+		bpf_link__destroy(lib->links[i]);
+	free(lib->links);
+	free(lib->path);
+	lib->links = NULL;
+	lib->nlinks = 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The probes on one C library file: symbols to file offsets, placement,
+ * and one uprobe-multi link per program (classic uprobes where the kernel
+ * has no uprobe-multi).
+ */
+#ifndef CLOCKTRACE_LIBC_ATTACH_H
+#define CLOCKTRACE_LIBC_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model.h"
+
+struct tracer;
+struct bpf_link;
+
+#define LIBC_LINK_SLOTS 2
+
+struct libc_lib {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+	int link_fds[LIBC_LINK_SLOTS];		/* uprobe-multi: entry, return */
+	struct bpf_link **links;	/* classic uprobes */
+	size_t nlinks;
+	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
+};
+
+/* Whether the programs were loaded for uprobe-multi links. */
+bool libc_attach_multi(struct tracer *t);
+/* Attaches every probe of lib->path; 0 when at least one is in place. */
+int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose);
+/* Closes what is still open (see libc_probe_close for the fast path). */
+void libc_lib_detach(struct libc_lib *lib);
+
+#endif /* CLOCKTRACE_LIBC_ATTACH_H */

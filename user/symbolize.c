@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Function symbols of an ELF file with libelf (libdw is not linked). */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+#include "util.h"
+
+#define VERSYM_HIDDEN	0x8000	/* not the default version of the name */
+
+struct sym {
+	char *name;
+	uint64_t vaddr;
+	uint64_t size;
+	bool ifunc;
+	bool hidden;		/* a non-default version */
+};
+
+struct segment {
+	uint64_t vaddr;
+	uint64_t offset;
+	uint64_t filesz;
+};
+
+struct elf_syms {
+	int fd;
+	struct sym *syms;	/* sorted by vaddr */
+	size_t nsyms;
+	struct segment *segs;	/* PT_LOAD */
+	size_t nsegs;
+};
+
+static bool is_func(unsigned char info)
+{
+	int type = GELF_ST_TYPE(info);
+
+	return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+static Elf_Data *versym_data(Elf *elf, Elf_Scn *dynsym)
+{
+	Elf_Scn *scn = NULL;
+	size_t want = elf_ndxscn(dynsym);
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym &&
+		    sh.sh_link == want)
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static void add_sym(struct elf_syms *s, size_t *cap, const char *name,
+		    const GElf_Sym *sym, bool hidden)
+{
+	struct sym *n;
+
+	if (s->nsyms == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		s->syms = xrealloc(s->syms, *cap, sizeof(*s->syms));
+	}
+	n = &s->syms[s->nsyms++];
+	n->name = xstrdup(name);
+	n->vaddr = sym->st_value;
+	n->size = sym->st_size;
+	n->ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
+	n->hidden = hidden;
+}
+
+static void read_symtab(struct elf_syms *s, size_t *cap, Elf *elf,
+			Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *vers = sh->sh_type == SHT_DYNSYM ? versym_data(elf, scn) : NULL;
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Versym vs = 0;
+		const char *name;
+		GElf_Sym sym;
+
+		if (!gelf_getsym(data, i, &sym) || !is_func(sym.st_info) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (vers)
+			gelf_getversym(vers, i, &vs);
+		add_sym(s, cap, name, &sym, vs & VERSYM_HIDDEN);
+	}
+}
+
+static void read_segments(struct elf_syms *s, Elf *elf)
+{
+	size_t n = 0;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	s->segs = xcalloc(n ? n : 1, sizeof(*s->segs));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		s->segs[s->nsegs++] = (struct segment){
+			.vaddr = ph.p_vaddr, .offset = ph.p_offset,
+			.filesz = ph.p_filesz,
+		};
+	}
+}
+
+static int by_vaddr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	/* At one address, a sized symbol names the code best. */
+	return (x->size < y->size) - (x->size > y->size);
+}
+
+static void read_elf(struct elf_syms *s, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	GElf_Shdr sh;
+
+	/* .symtab (when not stripped) and .dynsym: all we can name. */
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB ||
+					       sh.sh_type == SHT_DYNSYM))
+			read_symtab(s, &cap, elf, scn, &sh);
+	}
+	read_segments(s, elf);
+	if (s->nsyms)
+		qsort(s->syms, s->nsyms, sizeof(*s->syms), by_vaddr);
+}
+
+struct elf_syms *elf_syms_load(const char *path)
+{
+	struct elf_syms *s;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->fd = fd;
+	read_elf(s, elf);
+	elf_end(elf);
+	return s;
+}
+
+void elf_syms_free(struct elf_syms *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nsyms; i++)
+		free(s->syms[i].name);
+	free(s->syms);
+	free(s->segs);
+	close(s->fd);
+	free(s);
+}
+
+static bool vaddr_to_off(const struct elf_syms *s, uint64_t vaddr,
+			 uint64_t *off)
+{
+	for (size_t i = 0; i < s->nsegs; i++) {
+		const struct segment *g = &s->segs[i];
+
+		if (vaddr >= g->vaddr && vaddr < g->vaddr + g->filesz) {
+			*off = vaddr - g->vaddr + g->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool off_to_vaddr(const struct elf_syms *s, uint64_t off,
+			 uint64_t *vaddr)
+{
+	for (size_t i = 0; i < s->nsegs; i++) {
+		const struct segment *g = &s->segs[i];
+
+		if (off >= g->offset && off < g->offset + g->filesz) {
+			*vaddr = off - g->offset + g->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Default versions and unversioned symbols first, then the rest. */
+static const struct sym *best_named(const struct elf_syms *s, const char *name)
+{
+	const struct sym *hidden = NULL;
+
+	for (size_t i = 0; i < s->nsyms; i++) {
+		if (strcmp(s->syms[i].name, name))
+			continue;
+		if (!s->syms[i].hidden)
+			return &s->syms[i];
+		hidden = hidden ? hidden : &s->syms[i];
+	}
+	return hidden;
+}
+
+int elf_syms_find(const struct elf_syms *s, const char *name,
+		  struct elf_func *out)
+{
+	const struct sym *y = best_named(s, name);
+
+	if (!y || !vaddr_to_off(s, y->vaddr, &out->file_off))
+		return -1;
+	out->name = y->name;
+	out->vaddr = y->vaddr;
+	out->size = y->size;
+	out->ifunc = y->ifunc;
+	return 0;
+}
+
+int elf_syms_read(const struct elf_syms *s, uint64_t off, void *buf,
+		  size_t len)
+{
+	return pread(s->fd, buf, len, off) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * The function holding vaddr: the nearest symbol below that contains it,
+ * looking a little further back for one that encloses others (aliases and
+ * local labels sit inside).  An unsized symbol counts when it is nearest.
+ */
+static const struct sym *containing(const struct elf_syms *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].vaddr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	for (size_t i = lo, seen = 0; i-- > 0 && seen < 64; seen++)
+		if (vaddr < s->syms[i].vaddr + s->syms[i].size)
+			return &s->syms[i];
+	return s->syms[lo - 1].size ? NULL : &s->syms[lo - 1];
+}
+
+char *elf_syms_name_ret_addr(const struct elf_syms *s, uint64_t off)
+{
+	const struct sym *y;
+	uint64_t vaddr;
+	char *out;
+
+	if (!off || !off_to_vaddr(s, off - 1, &vaddr))
+		return NULL;
+	y = containing(s, vaddr);
+	if (!y)
+		return NULL;
+	vaddr++;	/* back to the return address itself */
+	if (vaddr == y->vaddr)
+		return xstrdup(y->name);
+	if (asprintf(&out, "%s+0x%llx", y->name,
+		     (unsigned long long)(vaddr - y->vaddr)) < 0)
+		return NULL;
+	return out;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BPF_TRACE_UPROBE_MULTI links (Linux >= 6.6) through the raw bpf(2)
+ * syscall: libbpf 1.1 has no API for them.  One link carries many probe
+ * points of one file, and detaches in one step (a classic uprobe link costs
+ * ~100 ms each to detach on our reference VM; see shared/NOTES.md).
+ */
+#ifndef CLOCKTRACE_UPROBE_MULTI_H
+#define CLOCKTRACE_UPROBE_MULTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* From Linux's uapi bpf.h, newer than the headers we build against. */
+#define UPROBE_MULTI_ATTACH_TYPE	48	/* BPF_TRACE_UPROBE_MULTI */
+#define UPROBE_MULTI_F_RETURN		1u	/* BPF_F_UPROBE_MULTI_RETURN */
+
+/*
+ * Whether this kernel creates uprobe-multi links.  Decided once, without
+ * attaching anything: the answer is cached.
+ */
+bool uprobe_multi_supported(void);
+
+/*
+ * Attaches prog_fd (loaded with expected attach type
+ * UPROBE_MULTI_ATTACH_TYPE) at cnt file offsets of path, for every process
+ * (pid filter none).  Returns the link fd, or -errno.  Close it to detach.
+ */
+int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
+			const uint64_t *cookies, uint32_t cnt, bool retprobe);
+
+/*
+ * Closes every link fd >= 0 of fds at once and sets it to -1.  Each
+ * detach waits for grace periods (25-75 ms apiece here); in parallel
+ * threads the waits overlap instead of adding up.
+ */
+void uprobe_multi_close_all(int *fds, size_t n);
+
+#endif /* CLOCKTRACE_UPROBE_MULTI_H */
