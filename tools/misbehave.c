@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define TZ_PATH		"/etc/localtime"
 #define TZ_DIR		"/usr/share/zoneinfo/"
 #define STEP_NS		100000000L	/* sleep mode: 100 ms steps */
@@ -51,41 +53,6 @@ __attribute__((noreturn)) static void usage(void)
 		"  -k TZ_STATS  newfstatat syscalls on " TZ_PATH " (default 1)\n"
 		"  ARGS are accepted (and counted) only in argv mode\n");
 	exit(2);
-}
-
-static bool parse_ulong(const char *s, unsigned long *out)
-{
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end;
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	/* vDSO on this machine: no syscall, so it does not disturb the counts. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= n;
-	}
 }
 
 static void do_stats(struct state *s, const char *path, unsigned long n)

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define MAX_CLOCK_SPECS	32
 
 enum mode {
@@ -100,58 +102,6 @@ __attribute__((noreturn)) static void usage(void)
 	exit(2);
 }
 
-static bool parse_ulong(const char *s, unsigned long *out)
-{
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end;
-}
-
-static const struct {
-	const char *name;
-	clockid_t id;
-} clock_names[] = {
-	{ "REALTIME",		CLOCK_REALTIME },
-	{ "MONOTONIC",		CLOCK_MONOTONIC },
-	{ "PROCESS_CPUTIME_ID",	CLOCK_PROCESS_CPUTIME_ID },
-	{ "THREAD_CPUTIME_ID",	CLOCK_THREAD_CPUTIME_ID },
-	{ "MONOTONIC_RAW",	CLOCK_MONOTONIC_RAW },
-	{ "REALTIME_COARSE",	CLOCK_REALTIME_COARSE },
-	{ "MONOTONIC_COARSE",	CLOCK_MONOTONIC_COARSE },
-	{ "BOOTTIME",		CLOCK_BOOTTIME },
-	{ "REALTIME_ALARM",	CLOCK_REALTIME_ALARM },
-	{ "BOOTTIME_ALARM",	CLOCK_BOOTTIME_ALARM },
-	{ "TAI",		CLOCK_TAI },
-};
-
-/* Accepts CLOCK_MONOTONIC, MONOTONIC, monotonic or a (possibly negative) number. */
-static bool parse_clock(const char *s, clockid_t *out)
-{
-	char *end;
-	long v;
-	size_t i;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (*s && !*end && !errno && v >= INT_MIN && v <= INT_MAX) {
-		*out = (clockid_t)v;
-		return true;
-	}
-	if (!strncasecmp(s, "CLOCK_", 6))
-		s += 6;
-	for (i = 0; i < sizeof(clock_names) / sizeof(clock_names[0]); i++) {
-		if (!strcasecmp(s, clock_names[i].name)) {
-			*out = clock_names[i].id;
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool parse_clock_spec(char *arg, struct clock_spec *spec)
 {
 	char *colon = strrchr(arg, ':');
@@ -211,30 +161,6 @@ static void parse_args(int argc, char **argv, struct options *o)
 	}
 	if (optind != argc)
 		usage();
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	/* vDSO on this machine: no syscall, so it does not disturb the counts. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= n;
-	}
 }
 
 static void run_seed(unsigned long n, struct counts *cnt)
