@@ -315,7 +315,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 }
 
 static __always_inline void emit(__u32 type, struct task_struct *task,
-				 __u32 ppid, __s32 status, const char *exe)
+				 __u32 ppid, __s32 status,
+				 struct linux_binprm *bprm)
 {
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -330,8 +331,14 @@ static __always_inline void emit(__u32 type, struct task_struct *task,
 	e->ts_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	e->exe[0] = '\0';
-	if (exe)
-		bpf_probe_read_kernel_str(e->exe, sizeof(e->exe), exe);
+	e->exe_name[0] = '\0';
+	if (bprm) {
+		/* "/proc/self/exe" or a relative path says little alone. */
+		bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
+					  BPF_CORE_READ(bprm, filename));
+		bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
+			BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+	}
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -370,7 +377,7 @@ int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	proc->flags |= PROC_EXECED;
 	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
-	emit(EVENT_EXEC, p, proc->ppid, 0, BPF_CORE_READ(bprm, filename));
+	emit(EVENT_EXEC, p, proc->ppid, 0, bprm);
 	return 0;
 }
 
