@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# --libc: C library time calls counted exactly, against workloads that
+# count their own calls.  Runs as root with BPF; nothing here may skip.
+load helpers
+
+setup() {
+	tmp=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$tmp"
+}
+
+# libc field F of function FN summed over processes of the JSON report.
+libc_sum() {
+	jq -r "[.processes[].libc.\"$1\".$2 // 0] | add // 0" "$tmp/out.json"
+}
+
+run_libc() {
+	"$CT" run --libc --json -o "$tmp/out.json" -- "$@" 2>"$tmp/err" >/dev/null
+}
+
+@test "localtime: calls exact, one tz access each with TZ unset" {
+	env -u TZ "$CT" run --libc --json -o "$tmp/out.json" -- \
+		"$TOOLS/tzloop" -m localtime -n 1000 -c 0 2>"$tmp/err" >/dev/null
+	[ "$(workload_sum "$tmp/err" localtime_calls)" -eq 1000 ]
+	[ "$(libc_sum localtime count)" -eq 1000 ]
+	[ "$(libc_sum localtime kernel.tz_accesses)" -eq 1000 ]
+	[ "$(libc_sum localtime timed)" = true ]
+}
+
+@test "mktime: counted once per call, its stats its own (nesting)" {
+	run_libc env -u TZ "$TOOLS/tzloop" -m mktime -n 1000 -c 0
+	[ "$(libc_sum mktime count)" -eq 1000 ]
+	[ "$(libc_sum mktime kernel.tz_accesses)" -eq 1000 ]
+	# tzset and localtime_r run inside mktime: not counted on their own.
+	[ "$(libc_sum tzset count)" -eq "$(workload_sum "$tmp/err" tzset_calls)" ]
+	[ "$(libc_sum localtime_r count)" -eq 0 ]
+	[ "$(libc_sum timelocal count)" -eq 0 ]
+}
+
+@test "localtime_r, gmtime, strftime, ctime, tzset: exact counts" {
+	for m in localtime_r gmtime strftime ctime tzset; do
+		run_libc env -u TZ "$TOOLS/tzloop" -m $m -n 700 -c 0
+		extra=0
+		[ $m = tzset ] && extra=1	# tzloop's own first tzset()
+		[ "$(libc_sum $m count)" -eq $((700 + extra)) ]
+	done
+	run_libc env -u TZ "$TOOLS/tzloop" -m ctime -n 200 -c 0
+	# ctime calls localtime inside: the stat is ctime's, localtime unseen.
+	[ "$(libc_sum ctime kernel.tz_accesses)" -eq 200 ]
+	[ "$(libc_sum localtime count)" -eq 0 ]
+}
+
+@test "clock_gettime: counted (entry only), as many as the workload made" {
+	run_libc "$TOOLS/tzloop" -m none -n 10 -c 2
+	[ "$(libc_sum clock_gettime count)" -eq \
+	  "$(workload_sum "$tmp/err" vdso_clock_gettime)" ]
+	[ "$(jqr "$tmp/out.json" '.processes[0].libc.clock_gettime.timed')" = false ]
+}
+
+@test "time(): reported not observable, never zero calls" {
+	run_libc "$TOOLS/tzloop" -m seed -n 100 -c 0
+	[ "$(jqr "$tmp/out.json" '.processes[0].libc.time.observable')" = false ]
+	[ "$(jqr "$tmp/out.json" '.processes[0].libc.time.count')" = null ]
+	[ -n "$(jqr "$tmp/out.json" '.processes[0].libc.time.reason')" ]
+	"$CT" run --libc -- "$TOOLS/tzloop" -m seed -n 10 -c 0 2>"$tmp/txt" >/dev/null
+	grep -q "time  *not observable" "$tmp/txt"
+}
+
+@test "forked children counted separately" {
+	run_libc env -u TZ "$TOOLS/tzloop" -m localtime -n 300 -c 3
+	[ "$(jq '.processes | length' "$tmp/out.json")" -eq 4 ]
+	[ "$(jq '[.processes[].libc.localtime.count] | unique' -c "$tmp/out.json")" = "[300]" ]
+}
+
+@test "exec chain through sh -c: the new image is probed" {
+	run_libc sh -c "exec '$TOOLS/tzloop' -m localtime -n 400 -c 0"
+	[ "$(libc_sum localtime count)" -eq 400 ]
+	run_libc sh -c "'$TOOLS/tzloop' -m localtime -n 400 -c 0; true"
+	[ "$(libc_sum localtime count)" -eq 400 ]
+}
+
+@test "call sites are symbolized to function and module" {
+	run_libc "$TOOLS/tzloop" -m localtime -n 50 -c 0
+	[ "$(jqr "$tmp/out.json" '.processes[0].callers[] | select(.function == "localtime") | .count')" -eq 50 ]
+	jqr "$tmp/out.json" '.processes[0].callers[] | select(.function == "localtime") | .caller' | grep -q '^do_work'
+	[ "$(jqr "$tmp/out.json" '.processes[0].callers[] | select(.function == "localtime") | .module')" = tzloop ]
+}
+
+@test "static glibc binary: named as having no C library to probe" {
+	"$CT" run --libc -- "$TOOLS/tzloop-static" -m localtime -n 10 -c 0 \
+		2>"$tmp/txt" >/dev/null
+	grep "No C library to probe" "$tmp/txt" | grep -q "tzloop-static"
+	run_libc "$TOOLS/tzloop-static" -m localtime -n 10 -c 0
+	[ "$(libc_sum localtime count)" -eq 0 ]
+}
+
+@test "static musl binary: named as having no C library to probe" {
+	"$CT" run --libc -- "$TOOLS/tzloop-musl" -m localtime -n 10 -c 0 \
+		2>"$tmp/txt" >/dev/null
+	grep -q "No C library to probe" "$tmp/txt"
+}
+
+@test "no uprobe program or link of ours remains after a --libc run" {
+	run_libc "$TOOLS/tzloop" -m localtime -n 10 -c 1
+	[ "$(our_progs)" -eq 0 ]
+	! bpftool link show 2>/dev/null | grep -q "uprobe_multi"
+}
+
+@test "clocktrace run --libc /bin/true takes under 1 s" {
+	start=$(date +%s%N)
+	"$CT" run --libc -o /dev/null -- /bin/true
+	end=$(date +%s%N)
+	[ $(( (end - start) / 1000000 )) -lt 1000 ]
+}
