@@ -151,6 +151,9 @@ void callsite_symbolize(struct libc_probe *lp, struct model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];
 
+		/* Gone before its mappings were read: its executable still is. */
+		if (p->ncallers && p->exe && p->exe[0] == '/')
+			callsite_note_file(lp, p->pid, p->exe);
 		for (size_t j = 0; j < p->ncallers; j++)
 			name_caller(lp, fd, p->pid, &p->callers[j]);
 	}
