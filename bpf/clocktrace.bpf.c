@@ -395,6 +395,8 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	if (!proc || (proc->flags & PROC_EXITED))
 		return 0;
 	status = BPF_CORE_READ(p, exit_code);
+	/* The name it ends with (prctl may have changed it), as ps shows it. */
+	BPF_CORE_READ_STR_INTO(&proc->comm, p, group_leader, comm);
 	proc->exit_status = status;
 	proc->exit_ns = bpf_ktime_get_ns();
 	proc->flags |= PROC_EXITED;
