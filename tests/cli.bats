@@ -15,6 +15,9 @@ teardown() {
 	rm -rf "$TMP"
 }
 
+# LeakSanitizer cannot run under ptrace: off for the sanitized binary there.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
 # Runs clocktrace ARGS... under strace, recording its bpf(2) calls.
 ct_traced() {
 	run strace -f -qq -e trace=bpf -o "$TMP/bpf.trace" "$CT" "$@"
