@@ -72,6 +72,7 @@ struct proc_model {
 #define LIBC_PROBE_STEPPED	(1u << 1)	/* on one it single-steps (slow) */
 #define LIBC_PROBE_IFUNC	(1u << 2)	/* an IFUNC: calls cannot be seen */
 #define LIBC_PROBE_MISSING	(1u << 3)	/* no such symbol */
+#define LIBC_PROBE_ALIAS	(1u << 4)	/* same code as an earlier function */
 
 struct libc_run {
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */

@@ -10,6 +10,7 @@
 
 #include "clocktrace.skel.h"
 #include "tracer.h"
+#include "uprobe_multi.h"
 #include "util.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -75,6 +76,25 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	}
 }
 
+/*
+ * The --libc programs load only when asked for, and as uprobe-multi
+ * programs where the kernel has those links (libc_probe.c attaches them).
+ */
+static void prepare_libc_progs(struct clocktrace_bpf *skel, bool libc)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.libc_entry, skel->progs.libc_return,
+	};
+	bool multi = libc && uprobe_multi_supported();
+
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		bpf_program__set_autoload(progs[i], libc);
+		if (multi)
+			bpf_program__set_expected_attach_type(progs[i],
+				(enum bpf_attach_type)UPROBE_MULTI_ATTACH_TYPE);
+	}
+}
+
 static int attach_tracepoints(struct tracer *t)
 {
 	struct bpf_program *progs[] = {
@@ -127,6 +147,7 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	skel->rodata->trace_all = opts->trace_all;
 	skel->rodata->self_tgid = getpid();
 	size_maps(skel, opts);
+	prepare_libc_progs(skel, opts->libc);
 
 	err = clocktrace_bpf__load(skel);
 	if (err) {

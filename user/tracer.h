@@ -19,6 +19,7 @@ struct tracer_opts {
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;
+	bool libc;			/* load the --libc uprobe programs */
 	event_fn on_event;
 	void *ctx;
 };
