@@ -65,36 +65,55 @@ static void json_tz(struct json *j, const struct proc_model *p)
 	json_obj_end(j);
 }
 
-static void json_libc(struct json *j, const struct proc_model *p)
+static const char *libc_state_name(enum libc_state st)
 {
-	json_obj_begin(j, "libc");
-	for (uint32_t f = 1; f < LIBC_FN_MAX; f++) {
-		const struct libc_stats *s = &p->libc[f];
-		bool observable = f != LIBC_TIME && f != LIBC_GETTIMEOFDAY;
+	return st == LIBC_PROBED ? "probed" : st == LIBC_ABSENT ? "absent" :
+	       "unknown";
+}
 
-		if (!s->calls && observable)
-			continue;
-		json_obj_begin(j, libc_fn_name(f));
-		json_bool(j, "observable", observable);
-		if (observable) {
-			json_u64(j, "count", s->calls);
-			json_bool(j, "timed", libc_fn_timed(f));
-			json_u64(j, "total_ns", s->lat.total_ns);
-			json_hist(j, s->lat.hist);
-		} else {
-			json_null(j, "count");
-			json_str(j, "reason", "glibc binds this symbol to the "
-				 "vDSO through an IFUNC: calls never pass the "
-				 "library symbol, so a uprobe cannot count them");
-		}
-		json_obj_begin(j, "kernel");
-		json_u64(j, "tz_accesses", s->tz_accesses);
-		json_u64(j, "clock_syscalls", s->clock_syscalls);
-		json_u64(j, "kernel_ns", s->kernel_ns);
-		json_obj_end(j);
-		json_obj_end(j);
+/* Why a function has no count: the probe could not be placed. */
+static const char *unobservable_reason(uint8_t probe)
+{
+	if (probe & LIBC_PROBE_IFUNC)
+		return "the C library binds this symbol to the vDSO through an "
+		       "IFUNC: calls never pass the library symbol, so a uprobe "
+		       "cannot count them";
+	if (probe & LIBC_PROBE_MISSING)
+		return "the C library has no such function";
+	return NULL;
+}
+
+static void json_libc_fn(struct json *j, const struct model *m,
+			 const struct libc_stats *s, uint32_t f)
+{
+	uint8_t probe = m->libc.probe[f];
+	const char *reason = unobservable_reason(probe);
+
+	json_obj_begin(j, libc_fn_name(f));
+	json_bool(j, "observable", !reason);
+	if (reason) {
+		json_null(j, "count");
+		json_str(j, "reason", reason);
+	} else {
+		json_u64(j, "count", s->calls);
+		json_bool(j, "timed", libc_fn_timed(f));
+		json_u64(j, "total_ns", s->lat.total_ns);
+		json_u64(j, "min_ns", s->lat.count ? s->lat.min_ns : 0);
+		json_u64(j, "max_ns", s->lat.max_ns);
+		json_hist(j, s->lat.hist);
 	}
+	if (probe & LIBC_PROBE_ALIAS)
+		json_bool(j, "alias", true);
+	json_obj_begin(j, "kernel");
+	json_u64(j, "tz_accesses", s->tz_accesses);
+	json_u64(j, "clock_syscalls", s->clock_syscalls);
+	json_u64(j, "kernel_ns", s->kernel_ns);
 	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void json_callers(struct json *j, const struct proc_model *p)
+{
 	json_arr_begin(j, "callers");
 	for (size_t i = 0; i < p->ncallers; i++) {
 		const struct caller_stat *c = &p->callers[i];
@@ -110,6 +129,24 @@ static void json_libc(struct json *j, const struct proc_model *p)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+}
+
+static void json_libc(struct json *j, const struct model *m,
+		      const struct proc_model *p)
+{
+	json_str(j, "libc_state", libc_state_name(p->libc_state));
+	json_str(j, "libc_path", p->libc_path);
+	json_obj_begin(j, "libc");
+	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_ABSENT;
+	     f++) {
+		const struct libc_stats *s = &p->libc[f];
+
+		/* Every unobservable function is said so; others when called. */
+		if (s->calls || unobservable_reason(m->libc.probe[f]))
+			json_libc_fn(j, m, s, f);
+	}
+	json_obj_end(j);
+	json_callers(j, p);
 }
 
 static void json_proc(struct json *j, const struct model *m,
@@ -148,7 +185,7 @@ static void json_proc(struct json *j, const struct model *m,
 	json_obj_end(j);
 	json_tz(j, p);
 	if (m->libc_enabled)
-		json_libc(j, p);
+		json_libc(j, m, p);
 	json_obj_end(j);
 }
 
