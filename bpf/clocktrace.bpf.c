@@ -67,7 +67,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);	/* --ringbuf-kb */
+	__uint(max_entries, 1024 * 1024);	/* --ringbuf-kb */
 } events SEC(".maps");
 
 /* What a thread is in the middle of: a counted syscall, a libc call. */
@@ -314,9 +314,20 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+static __always_inline void fill_event(struct event *e, __u32 type,
+				       struct task_struct *task, __u32 ppid,
+				       __s32 status)
+{
+	e->type = type;
+	e->pid = BPF_CORE_READ(task, tgid);
+	e->ppid = ppid;
+	e->exit_status = status;
+	e->ts_ns = bpf_ktime_get_ns();
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+}
+
 static __always_inline void emit(__u32 type, struct task_struct *task,
-				 __u32 ppid, __s32 status,
-				 struct linux_binprm *bprm)
+				 __u32 ppid, __s32 status)
 {
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -324,21 +335,25 @@ static __always_inline void emit(__u32 type, struct task_struct *task,
 		count_loss(LOSS_RINGBUF_FULL);
 		return;
 	}
-	e->type = type;
-	e->pid = BPF_CORE_READ(task, tgid);
-	e->ppid = ppid;
-	e->exit_status = status;
-	e->ts_ns = bpf_ktime_get_ns();
-	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
-	e->exe[0] = '\0';
-	e->exe_name[0] = '\0';
-	if (bprm) {
-		/* "/proc/self/exe" or a relative path says little alone. */
-		bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
-					  BPF_CORE_READ(bprm, filename));
-		bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
-			BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+	fill_event(e, type, task, ppid, status);
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
+				      struct linux_binprm *bprm)
+{
+	struct exec_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count_loss(LOSS_RINGBUF_FULL);
+		return;
 	}
+	fill_event(&e->base, EVENT_EXEC, task, ppid, 0);
+	/* "/proc/self/exe" or a relative path says little alone. */
+	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
+				  BPF_CORE_READ(bprm, filename));
+	bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
+		BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -362,7 +377,7 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 		count_loss(LOSS_PROC_MAP_FULL);
 		return 0;
 	}
-	emit(EVENT_FORK, child, ptgid, 0, NULL);
+	emit(EVENT_FORK, child, ptgid, 0);
 	return 0;
 }
 
@@ -377,7 +392,7 @@ int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	proc->flags |= PROC_EXECED;
 	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
-	emit(EVENT_EXEC, p, proc->ppid, 0, bprm);
+	emit_exec(p, proc->ppid, bprm);
 	return 0;
 }
 
@@ -400,7 +415,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	proc->exit_status = status;
 	proc->exit_ns = bpf_ktime_get_ns();
 	proc->flags |= PROC_EXITED;
-	emit(EVENT_EXIT, p, proc->ppid, status, NULL);
+	emit(EVENT_EXIT, p, proc->ppid, status);
 	return 0;
 }
 

@@ -159,7 +159,7 @@ enum event_type {
 	EVENT_EXIT,
 };
 
-/* Ring buffer: rare process events only. */
+/* Ring buffer: rare process events only; fork and exit carry no paths. */
 struct event {
 	__u32 type;
 	__u32 pid;
@@ -167,6 +167,10 @@ struct event {
 	__s32 exit_status;
 	__u64 ts_ns;
 	char comm[COMM_LEN];
+};
+
+struct exec_event {
+	struct event base;
 	char exe[EXE_LEN];	/* the path exec was given */
 	char exe_name[COMM_LEN * 4];	/* the file's own name (basename) */
 };

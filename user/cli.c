@@ -59,7 +59,7 @@ static const struct option_doc docs[] = {
 	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
 	  "processes the kernel maps hold (default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
-	  "ring buffer for process events, power of 2 (default 256)" },
+	  "ring buffer for process events, power of 2 (default 1024)" },
 	{ { "verbose", no_argument, NULL, 'v' }, M_ALL, NULL,
 	  "say more, including libbpf's messages" },
 	{ { "help", no_argument, NULL, 'h' }, M_ALL, NULL, "this help" },
@@ -126,7 +126,7 @@ static void env_defaults(struct env *env, enum mode mode)
 	memset(env, 0, sizeof(*env));
 	env->mode = mode;
 	env->max_procs = 16384;
-	env->ringbuf_kb = 256;
+	env->ringbuf_kb = 1024;
 	if (mode == MODE_TOP) {
 		env->interval = 1;
 		env->top_n = 20;

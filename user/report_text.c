@@ -9,6 +9,7 @@
 #include "util.h"
 
 #define DEFAULT_TOP 30
+#define HEADER_ARGS_MAX 400	/* bytes of the command line in the header */
 
 uint64_t model_events(const struct model *m)
 {
@@ -20,18 +21,29 @@ uint64_t model_events(const struct model *m)
 	return n;
 }
 
+/* The command line, bounded: a program may have 100,000 arguments. */
+static void print_command(FILE *f, const struct model *m)
+{
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < m->ncommand && used < HEADER_ARGS_MAX; i++) {
+		char arg[256];
+
+		escape_bytes(arg, sizeof(arg), m->command[i],
+			     strlen(m->command[i]));
+		used += fprintf(f, " %s", arg);
+	}
+	if (i < m->ncommand)
+		fprintf(f, " ... (%d more arguments)", m->ncommand - i);
+}
+
 static void print_header(FILE *f, const struct model *m)
 {
 	char n1[32], n2[32], d[32];
 
 	fprintf(f, "\nclocktrace %s:", m->mode);
-	for (int i = 0; i < m->ncommand; i++) {
-		char arg[256];
-
-		escape_bytes(arg, sizeof(arg), m->command[i],
-			     strlen(m->command[i]));
-		fprintf(f, " %s", arg);
-	}
+	print_command(f, m);
 	fprintf(f, "\n  %s, %zu process%s, %s events, %s lost",
 		fmt_duration(d, sizeof(d), model_duration_ns(m)), m->nprocs,
 		m->nprocs == 1 ? "" : "es",

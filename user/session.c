@@ -114,17 +114,18 @@ static bool same_basename(const char *path, const char *name)
  * unless it was relative or /proc/self/exe: then the parent's image if it
  * is the same file name, else the file name alone.
  */
-static char *exe_of_event(struct session *s, const struct event *e)
+static char *exe_of_event(struct session *s, const struct exec_event *x)
 {
-	char path[EXE_LEN + 1], name[sizeof(e->exe_name) + 1];
+	char path[EXE_LEN + 1], name[sizeof(x->exe_name) + 1];
+	const struct event *e = &x->base;
 	const struct proc_model *parent;
 	char *exe = proc_exe(e->pid);
 
 	if (exe)
 		return exe;
-	snprintf(path, sizeof(path), "%.*s", EXE_LEN, e->exe);
-	snprintf(name, sizeof(name), "%.*s", (int)sizeof(e->exe_name),
-		 e->exe_name);
+	snprintf(path, sizeof(path), "%.*s", EXE_LEN, x->exe);
+	snprintf(name, sizeof(name), "%.*s", (int)sizeof(x->exe_name),
+		 x->exe_name);
 	if (path[0] == '/' && strncmp(path, "/proc/", 6))
 		return xstrdup(path);
 	parent = model_find(&s->model, e->ppid);
@@ -151,7 +152,7 @@ static void on_event(void *ctx, const struct event *e)
 		break;
 	case EVENT_EXEC:
 		free(p->exe);
-		p->exe = exe_of_event(s, e);
+		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		session_learn_proc_env(s, p);
 		if (s->env.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);

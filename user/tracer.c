@@ -123,8 +123,14 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
-	if (size >= sizeof(struct event) && t->opts.on_event)
-		t->opts.on_event(t->opts.ctx, data);
+	const struct event *e = data;
+
+	/* An exec notice must be whole: the handler reads its paths. */
+	if (size < sizeof(*e) ||
+	    (e->type == EVENT_EXEC && size < sizeof(struct exec_event)))
+		return 0;
+	if (t->opts.on_event)
+		t->opts.on_event(t->opts.ctx, e);
 	return 0;
 }
 
