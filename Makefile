@@ -94,9 +94,13 @@ unit-test: $(UNIT_BINS)
 integration-test: clocktrace workloads
 	$(Q)tools/run-tests.sh bats tests/*.bats
 
+# In CI (CI=true) the sanitizer pass runs the whole suite again under
+# ASan and UBSan; locally, make test-sanitize does that on its own.
+TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize)
+
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
-	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats
+	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -114,6 +118,8 @@ uninstall:
 
 clean:
 	rm -rf build build-san clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl
+
+include tests/fuzz/Makefile.fuzz
 
 # Keep intermediate skeletons and objects.
 .SECONDARY:

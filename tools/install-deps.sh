@@ -3,9 +3,12 @@
 # does nothing when everything is present.
 set -e
 
+# Build: clang/llvm for BPF, static libbpf/libelf/zlib.  Tests: bats, cmocka,
+# jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
+# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
 PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
-libcap2-bin util-linux procps"
+libclang-rt-14-dev cppcheck libcap2-bin util-linux procps"
 
 missing=""
 for p in $PKGS; do

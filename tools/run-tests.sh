@@ -1,20 +1,24 @@
 #!/bin/bash
-# Runs the unit test binaries and the bats files, echoing their TAP output,
-# and ends with the one line CI reads: "N passed, N failed".
-#   run-tests.sh all UNIT_BIN... -- BATS_FILE...
+# Runs the unit test binaries, the bats files and make steps (fuzz smoke,
+# lint, the sanitizer pass), echoing their TAP output, and ends with the one
+# line CI reads: "N passed, N failed".
+#   run-tests.sh all UNIT_BIN... -- BATS_FILE... [-- MAKE_TARGET...]
 #   run-tests.sh unit UNIT_BIN...      run-tests.sh bats BATS_FILE...
 set -u
 mode=$1
 shift
 units=()
 bats_files=()
+steps=()
 case $mode in
 unit) units=("$@") ;;
 bats) bats_files=("$@") ;;
 all)
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do units+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
-	bats_files=("$@")
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do bats_files+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	steps=("$@")
 	;;
 *) echo "usage: $0 all|unit|bats ..." >&2; exit 2 ;;
 esac
@@ -31,6 +35,18 @@ if [ ${#bats_files[@]} -gt 0 ]; then
 	echo "# integration: ${bats_files[*]}"
 	bats --tap "${bats_files[@]}" 2>&1 | tee -a "$log" || status=1
 fi
+
+# A step reports its own "ok"/"not ok" lines; a failure it did not name
+# still counts as one.
+for target in "${steps[@]}"; do
+	echo "# step: make $target"
+	if ! make --no-print-directory "$target" 2>&1 | tee "$log.step"; then
+		grep -qE '^not ok ' "$log.step" || echo "not ok make $target" | tee -a "$log.step"
+		status=1
+	fi
+	cat "$log.step" >> "$log"
+done
+rm -f "$log.step"
 
 passed=$(grep -cE '^ok ' "$log")
 failed=$(grep -cE '^not ok ' "$log")
