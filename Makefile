@@ -49,7 +49,7 @@ UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
 .PHONY: all clean deps test unit-test integration-test demo bench vmlinux \
-	install uninstall workloads fuzz lint
+	workloads
 
 all: clocktrace workloads
 
@@ -110,16 +110,11 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	tools/bench.sh
 
-install: clocktrace
-	install -D -m 0755 clocktrace $(DESTDIR)$(PREFIX)/sbin/clocktrace
-
-uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/sbin/clocktrace
-
 clean:
 	rm -rf build build-san clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl
 
 include tests/fuzz/Makefile.fuzz
+include packaging/Makefile.pkg
 
 # Keep intermediate skeletons and objects.
 .SECONDARY:

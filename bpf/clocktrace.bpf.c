@@ -268,7 +268,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
 
-	if (kind < 0 || !is_traced(tgid))
+	if (kind < 0 || compat_syscall() || !is_traced(tgid))
 		return 0;
 	ts = thread_state(true);
 	if (!ts) {

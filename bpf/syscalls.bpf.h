@@ -23,6 +23,8 @@
 #define NR_statx		332
 #define NR_openat2		437
 #define NR_faccessat2		439
+/* arch/x86/include/asm/thread_info.h: a 32-bit syscall is in progress. */
+#define TS_COMPAT		0x0002
 #else
 #error "clocktrace: syscall numbers for this architecture are not written yet"
 #endif
@@ -61,6 +63,18 @@ static __always_inline int syscall_kind(long nr)
 		return KIND_TZ_READLINK;
 	}
 	return -1;
+}
+
+/*
+ * ia32 syscalls (a 32-bit program, or int 0x80 from 64-bit code) have other
+ * numbers for the same calls (its 4 is write, not stat): never count them.
+ * The kernel clears the flag on every return to user mode.
+ */
+static __always_inline bool compat_syscall(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->thread_info.status & TS_COMPAT;
 }
 
 /* Path syscalls without a directory fd take the path first, the rest second. */

@@ -174,3 +174,9 @@ teardown() {
 	TZDIR="$T/zones" "$CT" run --json -o "$T/d.json" -- "$TOOLS/forktree" -D 0 -k 2 -P "$T/zones/My_Zone" 2>/dev/null
 	[ "$(jqr "$T/d.json" ".processes[0].tz.paths[\"$T/zones/My_Zone\"].stat")" -eq 2 ]
 }
+
+@test "run: ia32 syscalls (int 0x80) are not taken for x86_64 ones" {
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/misbehave" int80 -k 6 2>"$T/err"
+	grep -q 'tz_stat=6' "$T/err"
+	[ "$(jqr "$T/r.json" '.processes[0].tz.paths["/etc/localtime"].stat')" -eq 6 ]
+}

@@ -8,7 +8,9 @@ set -e
 # parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
 PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
-libclang-rt-14-dev cppcheck libcap2-bin util-linux procps"
+libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
+# make chroot-test only: the quick make test must not need it.
+[ "${1:-}" = chroot ] && PKGS="$PKGS debootstrap"
 
 missing=""
 for p in $PKGS; do

@@ -49,7 +49,7 @@ __attribute__((noreturn)) static void usage(void)
 {
 	fprintf(stderr,
 		"usage: misbehave MODE [-k TZ_STATS] [ARGS...]\n"
-		"  MODE: segv | kill9 | exit N | daemon | sleep S | argv | comm | longpath | waitsig\n"
+		"  MODE: segv | kill9 | exit N | daemon | sleep S | argv | comm | longpath | waitsig | int80\n"
 		"  -k TZ_STATS  newfstatat syscalls on " TZ_PATH " (default 1)\n"
 		"  ARGS are accepted (and counted) only in argv mode\n");
 	exit(2);
@@ -221,6 +221,27 @@ static int do_waitsig(struct state *s)
 	return 0;
 }
 
+/*
+ * k ia32 syscalls through int 0x80 whose number is stat's on x86_64 (ia32 4
+ * is write, here to fd -1) with a tz path where x86_64 stat reads its
+ * argument, then k real stats: a tracer must count k, not 2k.
+ */
+static int do_int80(struct state *s)
+{
+	static char path[] = TZ_PATH;
+
+	for (unsigned long i = 0; i < s->stats; i++) {
+		long ret;
+
+		__asm__ volatile("int $0x80" : "=a"(ret)
+				 : "a"(4), "b"(-1), "c"(path), "d"(0), "D"(path)
+				 : "memory");
+	}
+	do_stats(s, TZ_PATH, s->stats);
+	report(s, "parent");
+	return 0;
+}
+
 static int do_comm(struct state *s)
 {
 	if (prctl(PR_SET_NAME, odd_comm, 0, 0, 0) < 0)
@@ -260,7 +281,7 @@ static bool known_mode(const char *mode)
 {
 	static const char *const modes[] = {
 		"segv", "kill9", "exit", "daemon", "sleep", "argv", "comm",
-		"waitsig",
+		"waitsig", "int80",
 		"longpath",
 	};
 	size_t i;
@@ -330,6 +351,8 @@ int main(int argc, char **argv)
 		return do_comm(&s);
 	if (!strcmp(s.mode, "waitsig"))
 		return do_waitsig(&s);
+	if (!strcmp(s.mode, "int80"))
+		return do_int80(&s);
 	do_stats(&s, TZ_PATH, s.stats);
 	if (!strcmp(s.mode, "sleep"))
 		return do_sleep(&s);

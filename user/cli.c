@@ -96,9 +96,12 @@ void cli_usage(FILE *f, enum mode mode)
 				 d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(f, "  %-28s %s\n", left, d->help);
 	}
-	fputs("\nExit status: run passes PROG's status (128+N if killed by "
-	      "signal N);\n126 PROG not executable, 127 PROG not found, "
-	      "125 clocktrace failed.\n", f);
+	if (mode == MODE_RUN)
+		fputs("\nExit status: PROG's status (128+N if killed by signal "
+		      "N);\n126 PROG not executable, 127 PROG not found, "
+		      "125 clocktrace failed.\n", f);
+	else
+		fputs("\nExit status: 0, or 125 when clocktrace failed.\n", f);
 }
 
 int parse_pid_list(const char *s, pid_t **pids, size_t *n)

@@ -73,7 +73,7 @@ static const char *tz_env_words(const struct model *m, const struct pid_set *s)
 }
 
 /* The libc function that caused most tz accesses in these processes. */
-static const char *tz_culprit(const struct model *m, const struct pid_set *s)
+static uint32_t tz_culprit(const struct model *m, const struct pid_set *s)
 {
 	uint64_t by_fn[LIBC_FN_MAX] = {};
 	uint32_t best = LIBC_NONE;
@@ -87,17 +87,51 @@ static const char *tz_culprit(const struct model *m, const struct pid_set *s)
 	for (uint32_t f = 1; f < LIBC_FN_MAX; f++)
 		if (by_fn[f] > by_fn[best])
 			best = f;
-	return best == LIBC_NONE ? NULL : libc_fn_name(best);
+	return best;
+}
+
+/* Where that function was called from most, over these processes. */
+static const struct caller_stat *top_call_site(const struct model *m,
+					       const struct pid_set *s,
+					       uint32_t fn)
+{
+	const struct caller_stat *best = NULL;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct proc_model *p = model_find(m, s->v[i]);
+
+		for (size_t c = 0; p && c < p->ncallers; c++)
+			if (p->callers[c].fn == fn && p->callers[c].symbol &&
+			    (!best || p->callers[c].count > best->count))
+				best = &p->callers[c];
+	}
+	return best;
+}
+
+/* ", mostly from localtime() called at main+0x1c (prog)", or "". */
+static char *culprit_words(const struct model *m, const struct pid_set *s)
+{
+	uint32_t fn = tz_culprit(m, s);
+	const struct caller_stat *site;
+
+	if (fn == LIBC_NONE)
+		return xstrdup("");
+	site = top_call_site(m, s, fn);
+	if (!site)
+		return xasprintf(", mostly from %s()", libc_fn_name(fn));
+	return xasprintf(", mostly from %s() called at %s (%s)",
+			 libc_fn_name(fn), site->symbol,
+			 site->module ? site->module : "?");
 }
 
 static void tz_repeated_access(const struct model *m, struct findings *out)
 {
 	struct pid_set s = {};
-	const char *path = NULL, *top_path = NULL, *fn;
+	const char *path = NULL, *top_path = NULL;
 	uint64_t total = 0, top = 0;
 	double rate = 0;
 	pid_t top_pid = 0;
-	char *msg;
+	char *msg, *culprit;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
@@ -116,13 +150,13 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	}
 	if (!s.n)
 		return;
-	fn = tz_culprit(m, &s);
+	culprit = culprit_words(m, &s);
 	msg = xasprintf("%zu process%s re-read time-zone files %llu times in all; "
-			"pid %d accessed %s %llu times (%.0f/s)%s%s%s; %s",
+			"pid %d accessed %s %llu times (%.0f/s)%s; %s",
 			s.n, s.n == 1 ? "" : "es", (unsigned long long)total,
 			top_pid, top_path, (unsigned long long)top, rate,
-			fn ? ", mostly from " : "", fn ? fn : "", fn ? "()" : "",
-			tz_env_words(m, &s));
+			culprit, tz_env_words(m, &s));
+	free(culprit);
 	add(out, "tz-repeated-access", "warning", &s, msg,
 	    xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, so the "
 		    "C library stops re-checking the zone file on every "

@@ -312,14 +312,13 @@ static void print_interval(struct session *s)
 		strftime(label, sizeof(label), "%H:%M:%S", &tm);
 	}
 	ro.interval_label = label;
-	if (s->env.format == FORMAT_JSON) {
+	findings_build(&delta, &fs);
+	if (s->env.format == FORMAT_JSON)
 		report_json(s->out, &delta, &fs, false);
-	} else if (s->env.format == FORMAT_OPENMETRICS) {
+	else if (s->env.format == FORMAT_OPENMETRICS)
 		report_openmetrics(s->out, &s->model);
-	} else {
-		findings_build(&delta, &fs);
+	else
 		report_interval_text(s->out, &delta, &ro);
-	}
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
