@@ -55,8 +55,9 @@ all: clocktrace workloads
 
 include tools/Makefile.workloads
 
+# A rename, so a running clocktrace never blocks the copy (text file busy).
 clocktrace: $(OUT)/clocktrace
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 $(OUT):
 	$(Q)mkdir -p $@ $@/unit

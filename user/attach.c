@@ -166,7 +166,7 @@ int cmd_attach(int argc, char **argv)
 	if (!err)
 		err = resolve_targets(&s->env);
 	if (!err)
-		err = session_open_output(s->env.output, &s->out, stderr);
+		err = open_report(s->env.output, &s->out, stderr);
 	if (err)
 		goto out_free;
 	s->model.command = argv;

@@ -15,6 +15,7 @@
 #include <gnu/libc-version.h>
 #endif
 
+#include "cli.h"
 #include "bench.h"
 #include "bench_run.h"
 #include "bench_table.h"
@@ -119,10 +120,8 @@ static int parse_one(int ch, const char *arg, struct bench_args *a)
 	case 'h':
 		usage(stdout);
 		return -1;
-	default:
-		usage(stderr);
-		return EXIT_TOOL_FAILURE;
 	}
+	return EXIT_TOOL_FAILURE;
 }
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
@@ -143,34 +142,16 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 	a->cpu = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(bench_clocks); i++)
 		a->clock_on[i] = true;
-	while ((ch = getopt_long(argc, argv, "c:d:fjo:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":c:d:fjo:h", opts, NULL)) != -1) {
+		if (ch == '?' || ch == ':')
+			return cli_option_error("bench", ch, argv);
 		err = parse_one(ch, optarg, a);
 		if (err)
 			return err;
 	}
 	if (optind < argc) {
 		warn("bench: unexpected argument '%s'", argv[optind]);
-		return EXIT_TOOL_FAILURE;
-	}
-	return 0;
-}
-
-static int open_output(const char *path, FILE **out)
-{
-	int fd;
-
-	if (!path) {
-		*out = stdout;
-		return 0;
-	}
-	/* Never follow a link planted where the report is written. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0 || !(*out = fdopen(fd, "w"))) {
-		warn("bench: cannot write %s: %s", path, errno == ELOOP ?
-		     "it is a symbolic link (not followed)" : strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return EXIT_TOOL_FAILURE;
 	}
 	return 0;
@@ -254,7 +235,7 @@ int cmd_bench(int argc, char **argv)
 	err = parse_args(argc, argv, &a);
 	if (err)
 		return err < 0 ? 0 : err;
-	err = open_output(a.output, &out) ?: pin(a.cpu);
+	err = open_report(a.output, &out, stdout) ?: pin(a.cpu);
 	if (err)
 		return err;
 	describe_machine(&b);

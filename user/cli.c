@@ -143,6 +143,17 @@ static int bad(enum mode mode, const char *what, const char *arg)
 	return EXIT_TOOL_FAILURE;
 }
 
+int cli_option_error(const char *cmd, int c, char **argv)
+{
+	/* A long option's optopt is its val (or 0): name it from argv. */
+	char o[3] = { '-', (char)optopt, 0 };
+	const char *name = optopt > 0 && optopt < 256 ? o : argv[optind - 1];
+
+	warn("%s: %s '%s' (see clocktrace %s --help)", cmd,
+	     c == ':' ? "option needs a value" : "unknown option", name, cmd);
+	return EXIT_TOOL_FAILURE;
+}
+
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -306,15 +317,8 @@ int cli_parse(enum mode mode, int argc, char **argv, struct env *env)
 			cli_usage(stdout, mode);
 			return -1;
 		}
-		if (c == '?' || c == ':') {
-			/* A long option's optopt is its val (or 0): use argv. */
-			char o[3] = { '-', (char)optopt, 0 };
-			const char *name = optopt > 0 && optopt < 256 ?
-				o : argv[optind - 1];
-
-			return bad(mode, c == '?' ? "unknown option" :
-				   "option needs a value", name);
-		}
+		if (c == '?' || c == ':')
+			return cli_option_error(mode_name(mode), c, argv);
 		err = parse_one(env, c, optarg);
 		if (err)
 			return err;

@@ -40,6 +40,11 @@ struct env {
  */
 int cli_parse(enum mode mode, int argc, char **argv, struct env *env);
 void cli_usage(FILE *f, enum mode mode);
+/*
+ * After getopt_long returned '?' or ':' (with opterr = 0): one line naming
+ * the option, and the status to exit with (125).
+ */
+int cli_option_error(const char *cmd, int c, char **argv);
 const char *mode_name(enum mode mode);
 int parse_pid_list(const char *s, pid_t **pids, size_t *n);
 

@@ -12,6 +12,7 @@
 #include <gnu/libc-version.h>
 #endif
 
+#include "cli.h"
 #include "clocks.h"
 #include "doctor.h"
 #include "doctor_proc.h"
@@ -289,7 +290,8 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 	uint64_t v;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "p:jh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":p:jh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v)) {
@@ -305,8 +307,7 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
-			return EXIT_TOOL_FAILURE;
+			return cli_option_error("doctor", ch, argv);
 		}
 	}
 	if (optind < argc) {

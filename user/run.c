@@ -61,7 +61,7 @@ int cmd_run(int argc, char **argv)
 	err = tracer_check_privileges();
 	if (err)
 		goto out_free;
-	err = session_open_output(s->env.output, &s->out, stderr);
+	err = open_report(s->env.output, &s->out, stderr);
 	if (err)
 		goto out_free;
 	warn_root_prog(&s->env);

@@ -29,38 +29,6 @@
 
 #define POLL_MS 100
 
-int session_open_output(const char *path, FILE **out, FILE *dflt)
-{
-	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
-	int fd;
-
-	if (!path) {
-		*out = dflt;
-		return 0;
-	}
-	/* Never follow a link planted where root writes the report. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0) {
-		warn("cannot write %s: %s", path,
-		     errno == ELOOP ? "it is a symbolic link (not followed)" :
-		     strerror(errno));
-		return EXIT_TOOL_FAILURE;
-	}
-	/* Under sudo, the report belongs to the user who asked for it. */
-	if (sudo_uid && sudo_gid && geteuid() == 0) {
-		uint64_t uid, gid;
-
-		if (!parse_u64(sudo_uid, 0, UINT32_MAX, &uid) &&
-		    !parse_u64(sudo_gid, 0, UINT32_MAX, &gid) &&
-		    fchown(fd, uid, gid))
-			warn("cannot give %s to uid %s: %s", path, sudo_uid,
-			     strerror(errno));
-	}
-	*out = fdopen(fd, "w");
-	return *out ? 0 : EXIT_TOOL_FAILURE;
-}
-
 /* TZ=:/path names a file, TZDIR a directory: both are tz files to us. */
 void session_add_env_tz_paths(struct session *s, const char *tz,
 			      const char *tzdir)

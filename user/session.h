@@ -33,8 +33,6 @@ struct session {
 	uint64_t status_ns;
 };
 
-/* Opens -o FILE without following links; dflt when path is NULL. */
-int session_open_output(const char *path, FILE **out, FILE *dflt);
 int session_setup(struct session *s);
 void session_teardown(struct session *s);
 void session_add_env_tz_paths(struct session *s, const char *tz,

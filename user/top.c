@@ -284,7 +284,7 @@ int cmd_top(int argc, char **argv)
 		goto out_free;
 	err = tracer_check_privileges();
 	if (!err)
-		err = session_open_output(s->env.output, &s->out, stdout);
+		err = open_report(s->env.output, &s->out, stdout);
 	if (err)
 		goto out_free;
 	err = EXIT_TOOL_FAILURE;

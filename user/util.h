@@ -35,6 +35,13 @@ char *fmt_duration(char *buf, size_t size, double ns);
  */
 void escape_bytes(char *dst, size_t size, const char *src, size_t len);
 
+/*
+ * -o FILE for every command: never follows a symbolic link at FILE, and
+ * under sudo the file belongs to the user who asked.  dflt when path is
+ * NULL.  Returns 0 or EXIT_TOOL_FAILURE after one line on stderr.
+ */
+int open_report(const char *path, FILE **out, FILE *dflt);
+
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
