@@ -99,8 +99,11 @@ integration-test: clocktrace workloads
 # ASan and UBSan; locally, make test-sanitize does that on its own.
 TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize)
 
+# A static glibc and a static musl build: programs with no libc to probe.
+TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS)
 	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
 
 demo: deps
