@@ -42,7 +42,7 @@ USER_SRCS	:= $(wildcard user/*.c)
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
-IMPURE		:= main tracer collect session run attach top launch libc_probe
+IMPURE		:= main tracer collect session run attach top launch libc_probe privs
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)

@@ -180,3 +180,23 @@ teardown() {
 	grep -q 'tz_stat=6' "$T/err"
 	[ "$(jqr "$T/r.json" '.processes[0].tz.paths["/etc/localtime"].stat')" -eq 6 ]
 }
+
+@test "run: once attached, clocktrace keeps only the capabilities it uses" {
+	"$CT" run -o /dev/null -- sleep 1 &
+	ct=$!
+	sleep 0.5
+	eff=$(awk '/^CapEff/ {print $2}' "/proc/$ct/status")
+	bnd=$(awk '/^CapBnd/ {print $2}' "/proc/$ct/status")
+	nnp=$(awk '/^NoNewPrivs/ {print $2}' "/proc/$ct/status")
+	wait "$ct"
+	# bpf, perfmon, sys_admin, sys_ptrace, kill, dac_read_search: no more.
+	[ "$eff" = 000000c000280024 ]
+	[ "$bnd" = 000000c000280024 ]
+	[ "$nnp" = 1 ]
+}
+
+@test "run: without BTF, one line saying so and status 125" {
+	run -125 unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && '$CT' run -- true"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"no BTF"*"CONFIG_DEBUG_INFO_BTF"* ]]
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "privs.h"
 #include "procfs.h"
 #include "session.h"
 #include "util.h"
@@ -174,6 +175,7 @@ int cmd_attach(int argc, char **argv)
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s) || seed_targets(s))
 		goto out;
+	drop_privileges();
 	if (s->env.interval > 0)
 		session_add_timer(s, s->env.interval, &s->timerfd);
 	session_start_status(s);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "privs.h"
 #include "session.h"
 #include "util.h"
 
@@ -76,6 +77,7 @@ int cmd_run(int argc, char **argv)
 	err = seed_run(s);
 	if (err)
 		goto out;
+	drop_privileges();
 	if (s->env.interval > 0)
 		session_add_timer(s, s->env.interval, &s->timerfd);
 	model_copy(&s->prev, &s->model);

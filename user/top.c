@@ -15,6 +15,7 @@
 
 #include "clocks.h"
 #include "json.h"
+#include "privs.h"
 #include "procfs.h"
 #include "report.h"
 #include "session.h"
@@ -290,6 +291,7 @@ int cmd_top(int argc, char **argv)
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
+	drop_privileges();
 	s->model.start_ns = now_ns();
 	if (session_add_timer(s, s->env.interval, &s->timerfd))
 		goto out;
