@@ -1,0 +1,298 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: what clocktrace costs against the tools users would pick
+# instead (issue 6).  Interleaved A B A B runs after a warm-up round; the
+# table goes to stdout and, as JSON, to build/bench/latest.json (the previous
+# file, if any, is compared with and kept as build/bench/previous.json).
+#
+#   tools/bench.sh            full run, about 5-10 minutes
+#   QUICK=1 tools/bench.sh    1-2 minutes: smaller N, 3 runs each
+#
+# Knobs (environment): RUNS, N, M (reference workload: tzloop -n N -c 1
+# -s CLOCK_PROCESS_CPUTIME_ID:M), SMALL_DIV (strace and perf trace run
+# N/SMALL_DIV, M/SMALL_DIV), SYSLOOP_N (untraced-process cost), CAP_SECONDS.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	RUNS=${RUNS:-3} N=${N:-20000} M=${M:-20000} SMALL_DIV=${SMALL_DIV:-10}
+	SYSLOOP_N=${SYSLOOP_N:-1000000} CAP_SECONDS=${CAP_SECONDS:-5}
+	FLOOR_ALONGSIDE=0
+else
+	RUNS=${RUNS:-5} N=${N:-100000} M=${M:-100000} SMALL_DIV=${SMALL_DIV:-20}
+	SYSLOOP_N=${SYSLOOP_N:-2000000} CAP_SECONDS=${CAP_SECONDS:-5}
+	FLOOR_ALONGSIDE=1
+fi
+NS=$((N / SMALL_DIV)) MS=$((M / SMALL_DIV))
+
+OUT=build/bench
+TMP=$OUT/tmp
+mkdir -p "$OUT" && rm -rf "$TMP" && mkdir -p "$TMP" || exit 1
+# Measure one binary from start to end, even if the tree is rebuilt meanwhile.
+CT=$OUT/clocktrace
+cp ./clocktrace "$CT" 2>/dev/null || { echo "bench: no ./clocktrace: run make all first" >&2; exit 1; }
+RUNS_TSV=$TMP/runs.tsv
+: >"$RUNS_TSV"
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+# --- peers and helpers ------------------------------------------------------
+tools/install-bench-deps.sh || say "some peers could not be installed"
+[ -x tools/tzloop ] && [ -x tools/clockthreads ] &&
+	[ -x tools/forktree ] || { say "run make all first"; exit 1; }
+
+CC=${CC:-gcc} CLANG=${CLANG:-clang} BPFTOOL=${BPFTOOL:-bpftool}
+build_helpers() {
+	$CC -O2 -Wall -o $OUT/rstat tools/bench/rstat.c &&
+	$CC -O2 -Wall -o $OUT/sysloop tools/bench/sysloop.c &&
+	$CLANG -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ivmlinux/x86 \
+		-Wall -c tools/bench/floor.bpf.c -o $OUT/floor.bpf.o &&
+	$BPFTOOL gen skeleton $OUT/floor.bpf.o name floor_bpf >$OUT/floor.skel.h &&
+	$CC -O2 -Wall -I$OUT -o $OUT/floor tools/bench/floor.c \
+		-Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+}
+build_helpers || { say "cannot build tools/bench helpers"; exit 1; }
+
+have() { command -v "$1" >/dev/null 2>&1; }
+SYSCOUNT=$(command -v syscount-bpfcc || command -v syscount || true)
+UNAVAIL=$TMP/unavailable
+: >"$UNAVAIL"
+have strace || echo "strace	not available: strace not installed" >>"$UNAVAIL"
+have perf || echo "perf	not available: perf not installed" >>"$UNAVAIL"
+have bpftrace || echo "bpftrace	not available: bpftrace not installed" >>"$UNAVAIL"
+if [ -z "$SYSCOUNT" ]; then
+	echo "syscount	not available: bcc tools not installed" >>"$UNAVAIL"
+elif [ ! -e /lib/modules/"$(uname -r)"/build ] &&
+     [ ! -e /sys/kernel/kheaders.tar.xz ]; then
+	# bcc compiles its C at run time against the running kernel's headers.
+	echo "syscount	not available: no kernel headers for $(uname -r) (bcc needs /lib/modules/$(uname -r)/build or CONFIG_IKHEADERS)" >>"$UNAVAIL"
+	SYSCOUNT=
+fi
+avail() { ! grep -q "^$1	" "$UNAVAIL"; }
+
+# --- one measured run -------------------------------------------------------
+# run1 GROUP TOOL ROUND OUTFILE CMD...: time CMD (wall, CPU of it and its
+# descendants, peak RSS) and log one line of runs.tsv.
+run1() {
+	local g=$1 t=$2 r=$3 of=$4
+	shift 4
+	: >"$TMP/rs"
+	timeout -s INT 900 $OUT/rstat "$TMP/rs" "$@" \
+		>"$TMP/$g.$t.$r.stdout" 2>"$TMP/$g.$t.$r.stderr" </dev/null
+	[ -s "$TMP/rs" ] || echo "0 0 0 0 124" >"$TMP/rs"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$g" "$t" "$r" "$(cat "$TMP/rs")" "$of" \
+		>>"$RUNS_TSV"
+}
+
+# System-wide syscount: started first, stopped after the workload; its own
+# CPU is added to the workload's.
+run_syscount() {
+	local g=$1 r=$2 of=$3
+	shift 3
+	: >"$TMP/sc.rs"
+	$OUT/rstat "$TMP/sc.rs" "$SYSCOUNT" -L >"$of" 2>&1 &
+	local sp=$!
+	local i=0
+	while [ $i -lt 100 ] && ! grep -q Tracing "$of" 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	run1 "$g" syscount "$r" "$of" "$@"
+	kill -INT $sp 2>/dev/null
+	wait $sp
+	echo "$(cat "$TMP/sc.rs")" >"$of.self"
+}
+
+# tool_run GROUP TOOL ROUND WORKLOAD...
+tool_run() {
+	local g=$1 t=$2 r=$3
+	shift 3
+	local of=$TMP/$g.$t.$r.out
+	case $t in
+	untraced)   run1 "$g" "$t" "$r" "" "$@" ;;
+	clocktrace) run1 "$g" "$t" "$r" "$of" $CT run --json -o "$of" -- "$@" ;;
+	libc)       run1 "$g" "$t" "$r" "$of" $CT run --libc --json -o "$of" -- "$@" ;;
+	floor)      run1 "$g" "$t" "$r" "$of" $OUT/floor -o "$of" -- "$@" ;;
+	bpftrace)   run1 "$g" "$t" "$r" "$of" bpftrace -o "$of" tools/bench/peer.bt -c "$*" ;;
+	strace)     run1 "$g" "$t" "$r" "$of" strace -f -c -o "$of" "$@" ;;
+	perf)       run1 "$g" "$t" "$r" "$of" perf trace -s -o "$of" -- "$@" ;;
+	syscount)   run_syscount "$g" "$r" "$of" "$@" ;;
+	esac
+}
+
+# group NAME "TOOLS" WORKLOAD...: warm-up round 0, then RUNS rounds, the
+# tools interleaved in each round.
+group() {
+	local g=$1 tools=$2 r t
+	shift 2
+	for r in $(seq 0 "$RUNS"); do
+		for t in $tools; do
+			avail "$t" || continue
+			tool_run "$g" "$t" "$r" "$@"
+		done
+		printf '.' >&2
+	done
+	printf '\n' >&2
+}
+
+machine_state() {
+	echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "foreign_sys_enter_links=$(bpftool link list 2>/dev/null | grep -c "tp 'sys_enter'")"
+}
+
+START=$(date +%s)
+machine_state >"$TMP/state.before"
+say "QUICK=$QUICK runs=$RUNS N=$N M=$M (strace/perf: N=$NS M=$MS) $(cat "$TMP/state.before" | tr '\n' ' ')"
+
+W=(tools/tzloop -n "$N" -c 1 -s CLOCK_PROCESS_CPUTIME_ID:"$M")
+WS=(tools/tzloop -n "$NS" -c 1 -s CLOCK_PROCESS_CPUTIME_ID:"$MS")
+
+say "1/6 start-up + tear-down (<tool> /bin/true)"
+group startup "untraced clocktrace libc floor bpftrace strace perf" /bin/true
+
+say "2/6 reference workload: ${W[*]}"
+group ref "untraced clocktrace libc floor bpftrace syscount" "${W[@]}"
+
+say "3/6 slow peers, smaller workload: ${WS[*]}"
+group small "untraced clocktrace strace perf" "${WS[@]}"
+
+# --- capacity: >= 1M traced syscalls/s on both cores for CAP_SECONDS ---------
+say "4/6 capacity"
+CAP=$TMP/capacity
+: >"$CAP"
+elapsed_of() { sed -n 's/.*elapsed_ns=\([0-9]*\).*/\1/p' "$1" | head -1; }
+$OUT/rstat "$TMP/cal.u.rs" tools/clockthreads -t 2 -n 500000 >/dev/null 2>"$TMP/cal.u.err"
+$OUT/rstat "$TMP/cal.t.rs" $CT run --json -o "$TMP/cal.json" -- \
+	tools/clockthreads -t 2 -n 500000 >/dev/null 2>"$TMP/cal.t.err"
+eu=$(elapsed_of "$TMP/cal.u.err") et=$(elapsed_of "$TMP/cal.t.err")
+# Calls per thread so that the traced run lasts CAP_SECONDS + 1 s.
+CAPN=$(awk -v e="$et" -v s="$CAP_SECONDS" 'BEGIN { n = 500000 * (s + 1) * 1e9 / e; if (n < 2500000) n = 2500000; printf "%d", n }')
+echo "untraced_rate=$(awk -v e="$eu" 'BEGIN{printf "%d", 1e6 * 1e9 / e}')" >>"$CAP"
+$OUT/rstat "$TMP/cap.rs" $CT run --json -o "$TMP/cap.json" -- \
+	tools/clockthreads -t 2 -n "$CAPN" >/dev/null 2>"$TMP/cap.err" &
+rp=$!
+ctp= ; for _ in $(seq 50); do ctp=$(pgrep -P $rp | head -1); [ -n "$ctp" ] && break; sleep 0.02; done
+ticks=0 hwm=0
+while [ -n "$ctp" ] && [ -r /proc/"$ctp"/stat ]; do
+	s=$(awk '{print $14 + $15}' /proc/"$ctp"/stat 2>/dev/null) && [ -n "$s" ] && ticks=$s
+	h=$(awk '/VmHWM/ {print $2}' /proc/"$ctp"/status 2>/dev/null) && [ -n "$h" ] && hwm=$h
+	sleep 0.1
+done
+wait $rp
+{
+	echo "calls_per_thread=$CAPN"
+	echo "workload_elapsed_ns=$(elapsed_of "$TMP/cap.err")"
+	echo "tracer_cpu_ticks=$ticks"
+	echo "clk_tck=$(getconf CLK_TCK)"
+	echo "tracer_hwm_kb=$hwm"
+	echo "rusage=$(cat "$TMP/cap.rs")"
+} >>"$CAP"
+# Peak RSS with 2,000 traced processes alive at once.
+$OUT/rstat "$TMP/p2k.rs" $CT run --json -o "$TMP/p2k.json" -- \
+	tools/forktree -D 1 -W 2000 -C >/dev/null 2>"$TMP/p2k.err"
+echo "procs2000_rusage=$(cat "$TMP/p2k.rs")" >>"$CAP"
+echo "procs2000_lines=$(grep -c '^WORKLOAD' "$TMP/p2k.err")" >>"$CAP"
+
+# --- cost to processes that are not traced -----------------------------------
+say "5/6 cost to untraced processes (sysloop x $SYSLOOP_N)"
+UNT=$TMP/untraced.tsv
+: >"$UNT"
+alongside() { # VARIANT: run the three sysloops while VARIANT traces sleep
+	local v=$1 r=$2 bg= mode
+	case $v in
+	clocktrace) $CT run -o /dev/null -- sleep 600 >/dev/null 2>&1 & bg=$! ;;
+	floor)      $OUT/floor -o /dev/null -- sleep 600 >/dev/null 2>&1 & bg=$! ;;
+	esac
+	[ -n "$bg" ] && sleep 0.7
+	for mode in getppid clock stat; do
+		x=$($OUT/sysloop $mode "$SYSLOOP_N" | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p')
+		printf '%s\t%s\t%s\t%s\n' "$v" "$mode" "$r" "$x" >>"$UNT"
+	done
+	if [ -n "$bg" ]; then
+		for c in $(pgrep -P "$bg"); do kill "$c"; done
+		wait "$bg" 2>/dev/null
+	fi
+}
+VARIANTS="none clocktrace"
+[ "$FLOOR_ALONGSIDE" = 1 ] && VARIANTS="none clocktrace floor"
+for r in $(seq 0 "$RUNS"); do
+	for v in $VARIANTS; do alongside "$v" "$r"; done
+	printf '.' >&2
+done
+printf '\n' >&2
+
+# --- BPF run time per event, from the kernel's own bpf_stats ------------------
+# Wall and CPU above carry the noise of everything else on the machine; the
+# kernel's per-program run_time_ns does not (it leaves out the tracepoint
+# dispatch, which is the same for every raw-tracepoint tool).  Enabled only
+# for this section: it costs two clock reads per program run.
+say "6/6 BPF run time per event (kernel.bpf_stats_enabled)"
+BS=$TMP/bpfstats.tsv
+: >"$BS"
+OLDSTATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+if sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null; then
+	trap 'sysctl -qw kernel.bpf_stats_enabled=$OLDSTATS' EXIT
+	# progs_of TRACER_PID: "name run_time_ns run_cnt" of its programs
+	progs_of() {
+		python3 - "$1" <<'PY'
+import glob, json, subprocess, sys
+ids = {}
+for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
+    try:
+        d = dict(l.split(":", 1) for l in open(f) if ":" in l)
+    except OSError:
+        continue
+    if "prog_id" in d and "run_time_ns" in d:
+        ids[int(d["prog_id"])] = (int(d["run_time_ns"]), int(d["run_cnt"]))
+names = {}
+try:
+    for p in json.loads(subprocess.run(["bpftool", "prog", "show", "--json"],
+                        capture_output=True, text=True).stdout):
+        names[p["id"]] = p.get("name", "?")
+except Exception:
+    pass
+for i, (rt, cnt) in sorted(ids.items()):
+    print(names.get(i, "id%d" % i), rt, cnt)
+PY
+	}
+	export -f progs_of 2>/dev/null
+	for r in $(seq 1 "$RUNS"); do
+		for t in clocktrace floor; do
+			case $t in
+			clocktrace) tr=($CT run -o /dev/null --) ;;
+			floor) tr=($OUT/floor -o /dev/null --) ;;
+			esac
+			"${tr[@]}" bash -c '"$@" >/dev/null 2>&1; progs_of $PPID' _ "${W[@]}" 2>/dev/null |
+				sed "s/^/ref\t$t\t$r\t/" >>"$BS"
+		done
+	done
+	for t in clocktrace floor; do
+		case $t in
+		clocktrace) $CT run -o /dev/null -- sleep 600 >/dev/null 2>&1 & bg=$! ;;
+		floor) $OUT/floor -o /dev/null -- sleep 600 >/dev/null 2>&1 & bg=$! ;;
+		esac
+		sleep 0.7
+		for mode in getppid clock stat; do
+			a=$(progs_of $bg | awk '{t += $2; c += $3} END {print t + 0, c + 0}')
+			$OUT/sysloop $mode "$SYSLOOP_N" >/dev/null
+			b=$(progs_of $bg | awk '{t += $2; c += $3} END {print t + 0, c + 0}')
+			printf 'untraced\t%s\t%s\t%s %s\n' "$t" "$mode" "$a" "$b" >>"$BS"
+		done
+		for c in $(pgrep -P "$bg"); do kill "$c"; done
+		wait "$bg" 2>/dev/null
+	done
+	sysctl -qw kernel.bpf_stats_enabled="$OLDSTATS"
+	trap - EXIT
+else
+	say "cannot enable kernel.bpf_stats_enabled: section skipped"
+fi
+
+machine_state >"$TMP/state.after"
+END=$(date +%s)
+
+[ -f "$OUT/latest.json" ] && cp "$OUT/latest.json" "$OUT/previous.json"
+python3 tools/bench/report.py --tmp "$TMP" --out "$OUT/latest.json" \
+	--previous "$OUT/previous.json" --quick "$QUICK" --runs "$RUNS" \
+	--n "$N" --m "$M" --ns "$NS" --ms "$MS" --sysloop-n "$SYSLOOP_N" \
+	--seconds $((END - START)) --cap-seconds "$CAP_SECONDS"
