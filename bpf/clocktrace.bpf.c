@@ -172,8 +172,12 @@ static __always_inline void latency_add(struct latency *l, __u64 ns, bool err)
 	atomic_max(&l->max_ns, ns);
 }
 
-static __always_inline void record_latency(__u32 tgid, __u32 kind, __u64 ns,
-					   bool err)
+/*
+ * The record_* functions are global (not inlined, not static): the verifier
+ * checks each once on its own instead of once per path through sys_exit,
+ * which made loading take tens of milliseconds.
+ */
+__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err)
 {
 	struct stats_key key = { .tgid = tgid, .kind = kind };
 	struct latency *l;
@@ -181,6 +185,7 @@ static __always_inline void record_latency(__u32 tgid, __u32 kind, __u64 ns,
 	l = lookup_or_init(&stats, &key, &latency_init, LOSS_STATS_MAP_FULL);
 	if (l)
 		latency_add(l, ns, err);
+	return 0;
 }
 
 /*
@@ -192,7 +197,7 @@ static __always_inline __s32 clockid_class(__s32 clk)
 	return clk < 0 ? (__s32)(~7u | ((__u32)clk & 7)) : clk;
 }
 
-static __always_inline void record_clockid(__u32 tgid, __s32 clk)
+__noinline int record_clockid(__u32 tgid, __s32 clk)
 {
 	struct clockid_key key = { .tgid = tgid, .clockid = clockid_class(clk) };
 	static const __u64 zero;
@@ -201,28 +206,43 @@ static __always_inline void record_clockid(__u32 tgid, __s32 clk)
 	n = lookup_or_init(&clockids, &key, &zero, LOSS_CLOCKID_MAP_FULL);
 	if (n)
 		__sync_fetch_and_add(n, 1);
+	return 0;
 }
 
+struct tz_user_ctx {
+	const char *path;
+	bool hit;
+};
+
+/* One user path per call: as a bpf_loop callback it is verified once. */
+static long tz_user_one(__u32 i, void *data)
+{
+	struct tz_user_path *u = bpf_map_lookup_elem(&tz_user_paths, &i);
+	struct tz_user_ctx *c = data;
+
+	if (!u || !u->len)
+		return 1;
+	c->hit = tz_user_match(c->path, u);
+	return c->hit;
+}
+
+/*
+ * Unrolled, 8 paths x a 127-byte compare cost the verifier 100-200 ms of
+ * start-up; through bpf_loop the callback is checked once.
+ */
 static __always_inline bool tz_user_paths_match(const char *path)
 {
-	for (__u32 i = 0; i < TZ_USER_PATHS; i++) {
-		__u32 idx = i;
-		struct tz_user_path *u = bpf_map_lookup_elem(&tz_user_paths, &idx);
+	struct tz_user_ctx c = { .path = path };
 
-		if (!u || !u->len)
-			break;
-		if (tz_user_match(path, u))
-			return true;
-	}
-	return false;
+	bpf_loop(TZ_USER_PATHS, tz_user_one, &c, 0);
+	return c.hit;
 }
 
 /*
  * Read the path a syscall was given and, if it names a tz file, count it
- * under its path.  Returns false when it is not a tz file.
+ * under its path.  Returns 0 when it is not a tz file.
  */
-static __always_inline bool record_tz_path(__u32 tgid, __u32 kind,
-					   __u64 uptr, bool err)
+__noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err)
 {
 	static const struct tz_path_count zero;
 	struct tz_path_count *c;
@@ -232,7 +252,7 @@ static __always_inline bool record_tz_path(__u32 tgid, __u32 kind,
 
 	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
 	if (!key)
-		return false;
+		return 0;
 	__builtin_memset(key, 0, sizeof(*key));
 	n = bpf_probe_read_user_str(key->path, sizeof(key->path),
 				    (const void *)uptr);
@@ -240,10 +260,10 @@ static __always_inline bool record_tz_path(__u32 tgid, __u32 kind,
 		/* NULL or bad pointers fail with EFAULT in the syscall too. */
 		if (!err)
 			count_loss(LOSS_PATH_UNREADABLE);
-		return false;
+		return 0;
 	}
 	if (!tz_builtin_match(key->path) && !tz_user_paths_match(key->path))
-		return false;
+		return 0;
 	key->tgid = tgid;
 	key->kind = kind;
 	c = lookup_or_init(&tz_paths, key, &zero, LOSS_PATH_MAP_FULL);
@@ -252,7 +272,7 @@ static __always_inline bool record_tz_path(__u32 tgid, __u32 kind,
 		if (err)
 			__sync_fetch_and_add(&c->errors, 1);
 	}
-	return true;
+	return 1;
 }
 
 static __always_inline struct thread_state *thread_state(bool create)
@@ -264,11 +284,16 @@ static __always_inline struct thread_state *thread_state(bool create)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
+	__u32 tgid;
 
-	if (kind < 0 || compat_syscall() || !is_traced(tgid))
+	/* Every syscall on the machine comes here: no helper call until the
+	 * switch has said this one matters. */
+	if (kind < 0 || compat_syscall())
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!is_traced(tgid))
 		return 0;
 	ts = thread_state(true);
 	if (!ts) {
@@ -286,14 +311,15 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 
 static __always_inline void attribute_to_libc(struct thread_state *ts,
 					      __u32 tgid, __u32 kind, __u64 ns);
+__noinline int libc_attribute(__u32 tgid, __u32 fn, __u32 kind, __u64 ns);
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	long nr = regs->orig_ax;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
+	__u32 tgid;
 	__u64 ns;
 
 	if (kind < 0)
@@ -301,6 +327,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	ts = thread_state(false);
 	if (!ts || ts->sys_nr != nr)
 		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
 	ts->sys_nr = -1;
 	ns = bpf_ktime_get_ns() - ts->sys_start_ns;
 	if (kind >= KIND_FIRST_TZ &&

@@ -51,25 +51,32 @@ static __always_inline struct libc_stats *libc_stats_of(__u32 tgid, __u32 fn)
 			      LOSS_LIBC_MAP_FULL);
 }
 
+/* Global: verified once, not once per path through sys_exit. */
+__noinline int libc_attribute(__u32 tgid, __u32 fn, __u32 kind, __u64 ns)
+{
+	struct libc_stats *s = libc_stats_of(tgid, fn);
+
+	if (!s)
+		return 0;
+	if (kind >= KIND_FIRST_TZ)
+		__sync_fetch_and_add(&s->tz_accesses, 1);
+	else
+		__sync_fetch_and_add(&s->clock_syscalls, 1);
+	__sync_fetch_and_add(&s->kernel_ns, ns);
+	return 0;
+}
+
 static __always_inline void attribute_to_libc(struct thread_state *ts,
 					      __u32 tgid, __u32 kind, __u64 ns)
 {
 	__u32 fn = ts->libc_fn & ~LIBC_PENDING_CLOCK;
-	struct libc_stats *s;
 
 	if (ts->libc_fn & LIBC_PENDING_CLOCK) {
 		if (kind != KIND_CLOCK_GETTIME)
 			return;
 		ts->libc_fn = 0;
 	}
-	s = libc_stats_of(tgid, fn);
-	if (!s)
-		return;
-	if (kind >= KIND_FIRST_TZ)
-		__sync_fetch_and_add(&s->tz_accesses, 1);
-	else
-		__sync_fetch_and_add(&s->clock_syscalls, 1);
-	__sync_fetch_and_add(&s->kernel_ns, ns);
+	libc_attribute(tgid, fn, kind, ns);
 }
 
 static long caller_vma(struct task_struct *task, struct vm_area_struct *vma,

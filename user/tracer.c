@@ -62,8 +62,9 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	bpf_map__set_max_entries(skel->maps.stats, n * 4);
 	bpf_map__set_max_entries(skel->maps.clockids, n * 2);
 	bpf_map__set_max_entries(skel->maps.tz_paths, n * 2);
-	bpf_map__set_max_entries(skel->maps.libc_stats, n * 4);
-	bpf_map__set_max_entries(skel->maps.callers, n * 2);
+	/* Without --libc nothing writes them: don't pay for their size. */
+	bpf_map__set_max_entries(skel->maps.libc_stats, o->libc ? n * 4 : 1);
+	bpf_map__set_max_entries(skel->maps.callers, o->libc ? n * 2 : 1);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
 	if (o->trace_all) {
 		/* top runs for hours over every process: forget the oldest. */
