@@ -79,7 +79,7 @@ static void take_libc(struct model *m, const void *key, const void *val)
 	const struct libc_key *k = key;
 
 	if (k->fn < LIBC_FN_MAX)
-		model_proc(m, k->tgid)->libc[k->fn] =
+		*proc_libc_mut(model_proc(m, k->tgid), k->fn) =
 			*(const struct libc_stats *)val;
 }
 
@@ -112,10 +112,8 @@ static void reset_counters(struct model *m)
 			memset(&p->kinds[k], 0, sizeof(p->kinds[k]));
 			p->kinds[k].min_ns = UINT64_MAX;
 		}
-		for (int f = 0; f < LIBC_FN_MAX; f++) {
-			memset(&p->libc[f], 0, sizeof(p->libc[f]));
-			p->libc[f].lat.min_ns = UINT64_MAX;
-		}
+		free(p->libc);
+		p->libc = NULL;
 		p->nclockids = 0;
 		p->npaths = 0;
 		for (size_t c = 0; c < p->ncallers; c++) {

@@ -82,7 +82,7 @@ static uint32_t tz_culprit(const struct model *m, const struct pid_set *s)
 		const struct proc_model *p = model_find(m, s->v[i]);
 
 		for (uint32_t f = 1; p && f < LIBC_FN_MAX; f++)
-			by_fn[f] += p->libc[f].tz_accesses;
+			by_fn[f] += proc_libc(p, f)->tz_accesses;
 	}
 	for (uint32_t f = 1; f < LIBC_FN_MAX; f++)
 		if (by_fn[f] > by_fn[best])

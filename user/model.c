@@ -115,9 +115,24 @@ struct proc_model *model_proc(struct model *m, pid_t pid)
 	p->pid = pid;
 	for (int k = 0; k < KIND_MAX; k++)
 		p->kinds[k].min_ns = UINT64_MAX;
-	for (int f = 0; f < LIBC_FN_MAX; f++)
-		p->libc[f].lat.min_ns = UINT64_MAX;
 	return p;
+}
+
+const struct libc_stats *proc_libc(const struct proc_model *p, uint32_t fn)
+{
+	static const struct libc_stats none = { .lat.min_ns = UINT64_MAX };
+
+	return p->libc && fn < LIBC_FN_MAX ? &p->libc[fn] : &none;
+}
+
+struct libc_stats *proc_libc_mut(struct proc_model *p, uint32_t fn)
+{
+	if (!p->libc) {
+		p->libc = xcalloc(LIBC_FN_MAX, sizeof(*p->libc));
+		for (int f = 0; f < LIBC_FN_MAX; f++)
+			p->libc[f].lat.min_ns = UINT64_MAX;
+	}
+	return &p->libc[fn < LIBC_FN_MAX ? fn : LIBC_NONE];
 }
 
 void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
@@ -177,6 +192,7 @@ static void proc_free(struct proc_model *p)
 	free(p->tz);
 	free(p->tzdir);
 	free(p->libc_path);
+	free(p->libc);
 	for (size_t i = 0; i < p->ncallers; i++) {
 		free(p->callers[i].symbol);
 		free(p->callers[i].module);
@@ -334,6 +350,8 @@ static void proc_copy(struct proc_model *dst, const struct proc_model *src)
 	dst->clockids = dup_array(src->clockids, src->nclockids,
 				  sizeof(*src->clockids));
 	dst->paths = dup_array(src->paths, src->npaths, sizeof(*src->paths));
+	dst->libc = src->libc ? dup_array(src->libc, LIBC_FN_MAX,
+					  sizeof(*src->libc)) : NULL;
 	dst->callers = dup_array(src->callers, src->ncallers,
 				 sizeof(*src->callers));
 	for (size_t i = 0; i < src->ncallers; i++) {
@@ -376,12 +394,14 @@ static void proc_sub(struct proc_model *p, const struct proc_model *prev)
 				p->paths[i].count -= prev->paths[j].count;
 				p->paths[i].errors -= prev->paths[j].errors;
 			}
-	for (int f = 0; f < LIBC_FN_MAX; f++) {
-		latency_sub(&p->libc[f].lat, &prev->libc[f].lat);
-		p->libc[f].calls -= prev->libc[f].calls;
-		p->libc[f].tz_accesses -= prev->libc[f].tz_accesses;
-		p->libc[f].clock_syscalls -= prev->libc[f].clock_syscalls;
-		p->libc[f].kernel_ns -= prev->libc[f].kernel_ns;
+	for (int f = 0; f < LIBC_FN_MAX && p->libc; f++) {
+		const struct libc_stats *old = proc_libc(prev, f);
+
+		latency_sub(&p->libc[f].lat, &old->lat);
+		p->libc[f].calls -= old->calls;
+		p->libc[f].tz_accesses -= old->tz_accesses;
+		p->libc[f].clock_syscalls -= old->clock_syscalls;
+		p->libc[f].kernel_ns -= old->kernel_ns;
 	}
 }
 

@@ -62,7 +62,7 @@ struct proc_model {
 
 	enum libc_state libc_state;
 	char *libc_path;
-	struct libc_stats libc[LIBC_FN_MAX];
+	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;
 };
@@ -116,6 +116,11 @@ void model_delta(const struct model *prev, const struct model *cur,
 
 uint64_t model_duration_ns(const struct model *m);
 uint64_t model_lost(const struct model *m);
+
+/* A process's stats of one libc function: zeros when it has none. */
+const struct libc_stats *proc_libc(const struct proc_model *p, uint32_t fn);
+/* The same, to fill in: allocated on first use (most runs have no --libc). */
+struct libc_stats *proc_libc_mut(struct proc_model *p, uint32_t fn);
 
 uint64_t proc_tz_accesses(const struct proc_model *p);
 uint64_t proc_tz_errors(const struct proc_model *p);

@@ -139,7 +139,7 @@ static void json_libc(struct json *j, const struct model *m,
 	json_obj_begin(j, "libc");
 	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_ABSENT;
 	     f++) {
-		const struct libc_stats *s = &p->libc[f];
+		const struct libc_stats *s = proc_libc(p, f);
 
 		/* Every unobservable function is said so; others when called. */
 		if (s->calls || unobservable_reason(m->libc.probe[f]))

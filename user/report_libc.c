@@ -93,7 +93,7 @@ static uint64_t proc_libc_calls(const struct proc_model *p)
 	uint64_t n = 0;
 
 	for (int fn = 1; fn < LIBC_FN_MAX; fn++)
-		n += p->libc[fn].calls;
+		n += proc_libc(p, fn)->calls;
 	return n;
 }
 
@@ -268,7 +268,7 @@ void report_libc_text(FILE *f, const struct model *m)
 	memset(all, 0, sizeof(all));
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++)
-			sum_stats(&all[fn], &m->procs[i].libc[fn]);
+			sum_stats(&all[fn], proc_libc(&m->procs[i], fn));
 	fprintf(f, "\nC library time calls (--libc): timed = entry and return "
 		"probes, (counted) = entry only\n");
 	print_placement(f, m);
