@@ -96,8 +96,10 @@ integration-test: clocktrace workloads
 	$(Q)tools/run-tests.sh bats tests/*.bats
 
 # In CI (CI=true) the sanitizer pass runs the whole suite again under
-# ASan and UBSan; locally, make test-sanitize does that on its own.
-TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize)
+# ASan and UBSan, and the package is tried in a minimal Debian root (about
+# 80 s the first time: it downloads a base system); locally, make
+# test-sanitize and make chroot-test do that on their own.
+TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize chroot-test)
 
 # A static glibc and a static musl build: programs with no libc to probe.
 TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl

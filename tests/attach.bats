@@ -53,7 +53,7 @@ wait_attached() {
 @test "attach: --comm finds targets; -d ends the trace" {
 	"$TOOLS/misbehave" sleep 30 -k 1 2>/dev/null &
 	WL=$!
-	sleep 0.2
+	wait_exec "$WL" misbehave
 	start=$(date +%s%N)
 	"$CT" attach --comm misbehave -d 1 --json -o "$T/r.json"
 	end=$(date +%s%N)
@@ -77,7 +77,7 @@ wait_attached() {
 @test "attach: -i prints interval reports, then the totals" {
 	"$TOOLS/misbehave" sleep 30 -k 20 2>/dev/null &
 	WL=$!
-	sleep 0.2
+	wait_exec "$WL" misbehave
 	"$CT" attach -p "$WL" -d 2.3 -i 1 -T -o "$T/out"
 	[ "$(grep -c '^[0-9:]* *interval' "$T/out")" -eq 2 ]
 	grep -q '^clocktrace attach' "$T/out"
@@ -100,7 +100,8 @@ wait_attached() {
 	WL=$!
 	"$TOOLS/clockthreads" -t 1 -n 100000000 -c CLOCK_MONOTONIC 2>/dev/null &
 	busy=$!
-	sleep 0.3
+	wait_exec "$WL" misbehave
+	wait_exec "$busy" clockthreads
 	# misbehave stats in one burst a second: 1.5 s holds at least one.
 	"$CT" top -i 1.5 -n 2 --json -o "$T/top.json"
 	kill "$busy"
@@ -126,7 +127,7 @@ wait_attached() {
 @test "openmetrics: attach and top output parses with the Prometheus client's parser" {
 	"$TOOLS/misbehave" sleep 30 -k 50 2>/dev/null &
 	WL=$!
-	sleep 0.2
+	wait_exec "$WL" misbehave
 	"$CT" attach -p "$WL" -d 1.2 --format openmetrics -o "$T/om.txt"
 	"$CT" top -i 0.5 -n 1 --format openmetrics > "$T/top.txt"
 	for f in "$T/om.txt" "$T/top.txt"; do

@@ -38,6 +38,7 @@ teardown() {
 @test "doctor -p: a process with TZ unset gets the finding" {
 	env -u TZ sleep 30 &
 	pid=$!
+	wait_exec "$pid" sleep
 	run "$CT" doctor -p "$pid"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -49,6 +50,7 @@ teardown() {
 @test "doctor -p --json: a process with TZ=UTC" {
 	TZ=UTC sleep 30 &
 	pid=$!
+	wait_exec "$pid" sleep
 	run "$CT" doctor -p "$pid" --json
 	[ "$status" -eq 0 ]
 	echo "$output" | jq -e '.process.tz == "UTC" and .process.tz_set == true'
@@ -59,7 +61,7 @@ teardown() {
 @test "doctor -p on a static glibc program" {
 	"$TOOLS/tzloop-static" -n 100000000 -c 0 >/dev/null 2>&1 &
 	pid=$!
-	sleep 0.2
+	wait_exec "$pid" tzloop-static
 	run "$CT" doctor -p "$pid" --json
 	[ "$status" -eq 0 ]
 	echo "$output" | jq -e '.process.static == true and .process.libc == "glibc"'

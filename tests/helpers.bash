@@ -27,6 +27,16 @@ our_progs() {
 	echo "$n"
 }
 
+# Waits until PID runs the image named COMM (a background job is first a
+# copy of the shell, or env, until it execs).
+wait_exec() {
+	for _ in $(seq 200); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
 # jq over the JSON report in FILE.
 jqr() {
 	jq -r "$2" "$1"
