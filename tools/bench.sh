@@ -148,17 +148,17 @@ say "QUICK=$QUICK runs=$RUNS N=$N M=$M (strace/perf: N=$NS M=$MS) $(cat "$TMP/st
 W=(tools/tzloop -n "$N" -c 1 -s CLOCK_PROCESS_CPUTIME_ID:"$M")
 WS=(tools/tzloop -n "$NS" -c 1 -s CLOCK_PROCESS_CPUTIME_ID:"$MS")
 
-say "1/6 start-up + tear-down (<tool> /bin/true)"
+say "1/7 start-up + tear-down (<tool> /bin/true)"
 group startup "untraced clocktrace libc floor bpftrace strace perf" /bin/true
 
-say "2/6 reference workload: ${W[*]}"
+say "2/7 reference workload: ${W[*]}"
 group ref "untraced clocktrace libc floor bpftrace syscount" "${W[@]}"
 
-say "3/6 slow peers, smaller workload: ${WS[*]}"
+say "3/7 slow peers, smaller workload: ${WS[*]}"
 group small "untraced clocktrace strace perf" "${WS[@]}"
 
 # --- capacity: >= 1M traced syscalls/s on both cores for CAP_SECONDS ---------
-say "4/6 capacity"
+say "4/7 capacity"
 CAP=$TMP/capacity
 : >"$CAP"
 elapsed_of() { sed -n 's/.*elapsed_ns=\([0-9]*\).*/\1/p' "$1" | head -1; }
@@ -195,7 +195,7 @@ echo "procs2000_rusage=$(cat "$TMP/p2k.rs")" >>"$CAP"
 echo "procs2000_lines=$(grep -c '^WORKLOAD' "$TMP/p2k.err")" >>"$CAP"
 
 # --- cost to processes that are not traced -----------------------------------
-say "5/6 cost to untraced processes (sysloop x $SYSLOOP_N)"
+say "5/7 cost to untraced processes (sysloop x $SYSLOOP_N)"
 UNT=$TMP/untraced.tsv
 : >"$UNT"
 alongside() { # VARIANT: run the three sysloops while VARIANT traces sleep
@@ -227,7 +227,7 @@ printf '\n' >&2
 # kernel's per-program run_time_ns does not (it leaves out the tracepoint
 # dispatch, which is the same for every raw-tracepoint tool).  Enabled only
 # for this section: it costs two clock reads per program run.
-say "6/6 BPF run time per event (kernel.bpf_stats_enabled)"
+say "6/7 BPF run time per event (kernel.bpf_stats_enabled)"
 BS=$TMP/bpfstats.tsv
 : >"$BS"
 OLDSTATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
@@ -287,6 +287,40 @@ PY
 else
 	say "cannot enable kernel.bpf_stats_enabled: section skipped"
 fi
+
+# --- attach to a busy process -------------------------------------------------
+# Issue 4 asks what attaching costs a live process: the same process timed
+# in rounds before, during and after a clocktrace attach.
+say "7/7 attach to a busy process (sysloop clock, rounds of 200,000)"
+attach_busy() {
+	local f=$TMP/busy.txt a b
+	: >"$f"
+	$OUT/sysloop clock 200000 40 >"$f" &
+	local pid=$!
+	wait_lines() { while [ "$(wc -l <"$f")" -lt "$1" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done; }
+	wait_lines 6
+	$CT attach -p "$pid" --json -o "$TMP/busy.json" &
+	local ct=$!
+	sleep 0.5
+	a=$(wc -l <"$f")
+	wait_lines $((a + 8))
+	b=$(wc -l <"$f")
+	kill -INT "$ct"
+	wait "$ct"
+	wait_lines $((b + 8))
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	# Rounds wholly before, inside and after the attached window.
+	awk -v a="$a" -v b="$b" -F'ns_per_call=' '
+		function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+			return n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2 }
+		NR >= 2 && NR < a { x[++nx] = $2 }
+		NR > a + 1 && NR <= b { y[++ny] = $2 }
+		NR > b + 1 { z[++nz] = $2 }
+		END { bx = med(x, nx); by = med(y, ny); bz = med(z, nz)
+			printf "attach to a busy process: %.0f ns per clock_gettime syscall before, %.0f attached (+%.0f ns, %.2fx), %.0f after detach (medians of %d, %d, %d rounds of 200,000)\n", bx, by, by - bx, by / bx, bz, nx, ny, nz }' "$f"
+}
+attach_busy | tee "$OUT/attach.txt"
 
 machine_state >"$TMP/state.after"
 END=$(date +%s)
