@@ -78,6 +78,8 @@ struct thread_state {
 	__u32 libc_fn;		/* outermost probed libc function, 0: none */
 	__u32 libc_depth;
 	__u64 libc_start_ns;
+	__s32 libc_clock;	/* clock id a counted clock_gettime was given */
+	__u32 libc_overflow;	/* nested entries beyond LIBC_NESTED_MAX */
 };
 
 struct {
@@ -396,6 +398,9 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 	pp = bpf_map_lookup_elem(&procs, &ptgid);
 	if (!pp || (pp->flags & PROC_EXITED))
 		return 0;
+	/* The old counters are keyed by the same tgid: say they now merge. */
+	if (bpf_map_lookup_elem(&procs, &ctgid))
+		count_loss(LOSS_PID_REUSED);
 	np.ppid = ptgid;
 	np.depth = pp->depth + 1;
 	np.start_ns = bpf_ktime_get_ns();

@@ -63,6 +63,8 @@ enum loss {
 	LOSS_PATH_UNREADABLE,	/* a path argument could not be read */
 	LOSS_LIBC_MAP_FULL,	/* a libc call could not be counted */
 	LOSS_LIBC_NESTING,	/* libc calls nested deeper than tracked */
+	LOSS_PID_REUSED,	/* a new process merged with an exited one */
+	LOSS_TZ_USER_PATHS_FULL,/* a TZDIR or TZ=:file (too many, too long) */
 	LOSS_MAX,
 };
 

@@ -66,16 +66,34 @@ __noinline int libc_attribute(__u32 tgid, __u32 fn, __u32 kind, __u64 ns)
 	return 0;
 }
 
+/* A libc clock_gettime enters the kernel (if at all) within microseconds. */
+#define LIBC_PENDING_WINDOW_NS	50000
+
+/*
+ * An entry-only function has no return probe to close it: its syscall is
+ * the thread's next clock_gettime of the same clock, soon after the entry.
+ * Anything else ends the wait, so a vDSO-served call never takes the blame
+ * for a later direct syscall.
+ */
+static __always_inline bool pending_clock_is_ours(struct thread_state *ts,
+						  __u32 kind)
+{
+	bool ours = kind == KIND_CLOCK_GETTIME &&
+		    (__s32)ts->sys_arg == ts->libc_clock &&
+		    ts->sys_start_ns - ts->libc_start_ns < LIBC_PENDING_WINDOW_NS;
+
+	ts->libc_fn = 0;
+	return ours;
+}
+
 static __always_inline void attribute_to_libc(struct thread_state *ts,
 					      __u32 tgid, __u32 kind, __u64 ns)
 {
 	__u32 fn = ts->libc_fn & ~LIBC_PENDING_CLOCK;
 
-	if (ts->libc_fn & LIBC_PENDING_CLOCK) {
-		if (kind != KIND_CLOCK_GETTIME)
-			return;
-		ts->libc_fn = 0;
-	}
+	if ((ts->libc_fn & LIBC_PENDING_CLOCK) &&
+	    !pending_clock_is_ours(ts, kind))
+		return;
 	libc_attribute(tgid, fn, kind, ns);
 }
 
@@ -132,7 +150,8 @@ static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
 		__sync_fetch_and_add(n, 1);
 }
 
-static __always_inline int count_call(__u32 tgid, __u32 fn)
+static __always_inline int count_call(struct pt_regs *ctx, __u32 tgid,
+				      __u32 fn)
 {
 	struct thread_state *ts;
 	struct libc_stats *s;
@@ -141,8 +160,11 @@ static __always_inline int count_call(__u32 tgid, __u32 fn)
 	if (s)
 		__sync_fetch_and_add(&s->calls, 1);
 	ts = thread_state(true);
-	if (ts && ts->libc_depth == 0)
+	if (ts && ts->libc_depth == 0) {
 		ts->libc_fn = fn | LIBC_PENDING_CLOCK;
+		ts->libc_clock = (__s32)PT_REGS_PARM1(ctx);
+		ts->libc_start_ns = bpf_ktime_get_ns();
+	}
 	return 0;
 }
 
@@ -157,7 +179,7 @@ int libc_entry(struct pt_regs *ctx)
 	if (!is_traced(tgid))
 		return 0;
 	if (cookie & LIBC_COOKIE_COUNT_ONLY)
-		return count_call(tgid, fn);
+		return count_call(ctx, tgid, fn);
 	ts = thread_state(true);
 	if (!ts) {
 		count_loss(LOSS_THREAD_STATE);
@@ -165,10 +187,13 @@ int libc_entry(struct pt_regs *ctx)
 	}
 	if (ts->libc_depth > 0) {
 		/* mktime calls tzset and localtime_r: count the outer call. */
-		if (ts->libc_depth < LIBC_NESTED_MAX)
+		if (ts->libc_depth < LIBC_NESTED_MAX) {
 			ts->libc_depth++;
-		else
+		} else {
+			/* Its return must not close the outer call early. */
+			ts->libc_overflow++;
 			count_loss(LOSS_LIBC_NESTING);
+		}
 		return 0;
 	}
 	record_caller(ctx, tgid, fn);
@@ -191,6 +216,10 @@ int libc_return(struct pt_regs *ctx)
 	ts = thread_state(false);
 	if (!ts || ts->libc_depth == 0)
 		return 0;
+	if (ts->libc_overflow) {
+		ts->libc_overflow--;
+		return 0;
+	}
 	if (--ts->libc_depth > 0)
 		return 0;
 	ns = bpf_ktime_get_ns() - ts->libc_start_ns;

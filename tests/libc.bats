@@ -119,3 +119,11 @@ run_libc() {
 	end=$(date +%s%N)
 	[ $(( (end - start) / 1000000 )) -lt 1000 ]
 }
+
+@test "a vDSO clock_gettime is not blamed for a later direct clock syscall" {
+	"$CT" run --libc --json -o "$BATS_TEST_TMPDIR/p.json" -- \
+		"$TOOLS/tzloop" -m none -n 1 -c 0 -s CLOCK_PROCESS_CPUTIME_ID:50 >/dev/null 2>&1
+	jq -e '.processes[0].libc.clock_gettime.count == 2 and
+		.processes[0].libc.clock_gettime.kernel.clock_syscalls == 0 and
+		.processes[0].clock.clock_gettime.count == 50' "$BATS_TEST_TMPDIR/p.json"
+}

@@ -175,7 +175,7 @@ int cmd_attach(int argc, char **argv)
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s) || seed_targets(s))
 		goto out;
-	drop_privileges();
+	drop_privileges(s->env.libc);
 	if (s->env.interval > 0)
 		session_add_timer(s, s->env.interval, &s->timerfd);
 	session_start_status(s);

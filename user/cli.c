@@ -57,7 +57,7 @@ static const struct option_doc docs[] = {
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,
 	  "wait for every descendant of PROG, not just PROG" },
 	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
-	  "processes the kernel maps hold (default 16384)" },
+	  "processes traced in one run, exited ones too (default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
 	  "ring buffer for process events, power of 2 (default 1024)" },
 	{ { "verbose", no_argument, NULL, 'v' }, M_ALL, NULL,

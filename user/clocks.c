@@ -78,7 +78,9 @@ bool clock_vdso_capable(int32_t clk)
 
 bool clock_is_cpu(int32_t clk)
 {
-	return clk == 2 || clk == 3 || (clk < 0 && (clk & 7) != CLOCKFD);
+	/* Low bits 7 (per-thread and fd at once) name no clock: invalid. */
+	return clk == 2 || clk == 3 ||
+	       (clk < 0 && (clk & 7) != CLOCKFD && (clk & 7) != 7);
 }
 
 bool clocksource_has_vdso(const char *cs)

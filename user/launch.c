@@ -70,6 +70,8 @@ child(int go_fd, int err_fd, char **argv, const struct run_user *ru,
 	prctl(PR_SET_PDEATHSIG, 0);
 	close(go_fd);
 	sigprocmask(SIG_SETMASK, sigmask, NULL);
+	/* clocktrace ignores SIGPIPE; an ignored signal survives exec. */
+	signal(SIGPIPE, SIG_DFL);
 	if (ru && become_user(ru)) {
 		report_errno(err_fd, -errno);
 		_exit(EXIT_TOOL_FAILURE);

@@ -10,18 +10,19 @@
 #include "util.h"
 
 /*
- * BPF, PERFMON, SYS_ADMIN: attach --libc probes found later (older kernels
- * want SYS_ADMIN for uprobes).  SYS_PTRACE, DAC_READ_SEARCH: read
- * /proc/PID/environ, maps and root of any user's process.  KILL: forward
- * ^C to a PROG run with -u.
+ * BPF, PERFMON: read the maps, attach --libc probes found later.
+ * SYS_PTRACE, DAC_READ_SEARCH: read /proc/PID/environ, maps and root of any
+ * user's process.  KILL: forward ^C to a PROG run with -u.  SYS_ADMIN only
+ * with --libc: uprobes on libraries seen later may need it.
  */
 static const int kept[] = {
-	CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYS_PTRACE,
-	CAP_DAC_READ_SEARCH, CAP_KILL,
+	CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_KILL,
 };
 
-static bool is_kept(int cap)
+static bool is_kept(int cap, bool libc)
 {
+	if (cap == CAP_SYS_ADMIN)
+		return libc;
 	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
 		if (kept[i] == cap)
 			return true;
@@ -38,7 +39,7 @@ static int last_cap(void)
 	return cap;
 }
 
-int drop_privileges(void)
+int drop_privileges(bool libc)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -51,7 +52,7 @@ int drop_privileges(void)
 	for (int cap = 0; cap <= last; cap++) {
 		uint32_t bit = 1u << (cap % 32);
 
-		if (is_kept(cap) || cap >= 64)
+		if (is_kept(cap, libc) || cap >= 64)
 			continue;
 		data[cap / 32].effective &= ~bit;
 		data[cap / 32].permitted &= ~bit;

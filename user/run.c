@@ -77,7 +77,7 @@ int cmd_run(int argc, char **argv)
 	err = seed_run(s);
 	if (err)
 		goto out;
-	drop_privileges();
+	drop_privileges(s->env.libc);
 	if (s->env.interval > 0)
 		session_add_timer(s, s->env.interval, &s->timerfd);
 	model_copy(&s->prev, &s->model);

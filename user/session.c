@@ -183,6 +183,8 @@ int session_setup(struct session *s)
 		.ctx = s,
 	};
 
+	/* A reader that goes away (| head) must not kill us mid-session. */
+	signal(SIGPIPE, SIG_IGN);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0 || setup_signals(s))
 		return -1;

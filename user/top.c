@@ -291,7 +291,7 @@ int cmd_top(int argc, char **argv)
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
-	drop_privileges();
+	drop_privileges(s->env.libc);
 	s->model.start_ns = now_ns();
 	if (session_add_timer(s, s->env.interval, &s->timerfd))
 		goto out;

@@ -208,14 +208,32 @@ int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
 	return 0;
 }
 
+/* The BPF side never writes this slot of losses: no race with it. */
+static void count_user_loss(struct tracer *t, __u32 why)
+{
+	int fd = bpf_map__fd(t->skel->maps.losses);
+	__u64 n = 0;
+
+	bpf_map_lookup_elem(fd, &why, &n);
+	n++;
+	bpf_map_update_elem(fd, &why, &n, BPF_ANY);
+}
+
 int tracer_add_tz_path(struct tracer *t, const char *path, bool exact)
 {
 	int fd = bpf_map__fd(t->skel->maps.tz_user_paths);
 	struct tz_user_path u = {};
 	size_t len = strlen(path);
 
-	if (!len || len >= TZ_PATH_LEN)
+	/*
+	 * A path read into the key buffer is cut at TZ_PATH_LEN - 1 bytes: a
+	 * longer file would look like one of that length.  Watch only paths
+	 * shorter than that, so a cut path never equals one.
+	 */
+	if (!len || len >= TZ_PATH_LEN - 1) {
+		count_user_loss(t, LOSS_TZ_USER_PATHS_FULL);
 		return -1;
+	}
 	for (__u32 i = 0; i < TZ_USER_PATHS; i++) {
 		if (bpf_map_lookup_elem(fd, &i, &u))
 			return -1;
@@ -230,6 +248,7 @@ int tracer_add_tz_path(struct tracer *t, const char *path, bool exact)
 		memcpy(u.path, path, len);
 		return bpf_map_update_elem(fd, &i, &u, BPF_ANY);
 	}
+	count_user_loss(t, LOSS_TZ_USER_PATHS_FULL);
 	return -1;
 }
 

@@ -154,23 +154,34 @@ char *xstrdup(const char *s)
 int open_report(const char *path, FILE **out, FILE *dflt)
 {
 	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
+	bool created = true;
 	int fd;
 
 	if (!path) {
 		*out = dflt;
 		return 0;
 	}
-	/* Never follow a link planted where root writes the report. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
+	/*
+	 * Never follow a link planted where root writes the report, and know
+	 * whether the file is new: only a new one may change owner.
+	 */
+	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		created = false;
+		fd = open(path, flags | O_TRUNC);
+	}
 	if (fd < 0) {
 		warn("cannot write %s: %s", path,
 		     errno == ELOOP ? "it is a symbolic link (not followed)" :
 		     strerror(errno));
 		return EXIT_TOOL_FAILURE;
 	}
-	/* Under sudo, the report belongs to the user who asked for it. */
-	if (sudo_uid && sudo_gid && geteuid() == 0) {
+	/*
+	 * Under sudo, a report we created belongs to the user who asked for
+	 * it; an existing file keeps its owner (it may be root's own).
+	 */
+	if (created && sudo_uid && sudo_gid && geteuid() == 0) {
 		uint64_t uid, gid;
 
 		if (!parse_u64(sudo_uid, 0, UINT32_MAX, &uid) &&

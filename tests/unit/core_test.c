@@ -114,6 +114,7 @@ static void test_clock_classes(void **state)
 	assert_true(clock_is_cpu(3));
 	assert_true(clock_is_cpu(~7 | 2));
 	assert_false(clock_is_cpu(~7 | 3));
+	assert_false(clock_is_cpu(-1));		/* names no clock */
 	assert_true(clock_is_coarse(6));
 	assert_true(clocksource_has_vdso("tsc"));
 	assert_false(clocksource_has_vdso("hpet"));
