@@ -52,11 +52,25 @@ struct {
 } tz_paths SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TZ_USER_PATHS);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);	/* --max-procs */
 	__type(key, __u32);
-	__type(value, struct tz_user_path);
-} tz_user_paths SEC(".maps");
+	__type(value, struct proc_tz);
+} proc_tz SEC(".maps");
+
+/* Scratch for exec: one environment entry, and the proc_tz being built. */
+struct env_scratch {
+	struct proc_tz tz;
+	char entry[ENV_ENTRY_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct env_scratch);
+} env_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -211,33 +225,13 @@ __noinline int record_clockid(__u32 tgid, __s32 clk)
 	return 0;
 }
 
-struct tz_user_ctx {
-	const char *path;
-	bool hit;
-};
-
-/* One user path per call: as a bpf_loop callback it is verified once. */
-static long tz_user_one(__u32 i, void *data)
+/* The TZ=:file and TZDIR of this process's own environment. */
+static __always_inline bool tz_proc_match(__u32 tgid, const char *path)
 {
-	struct tz_user_path *u = bpf_map_lookup_elem(&tz_user_paths, &i);
-	struct tz_user_ctx *c = data;
+	struct proc_tz *pt = bpf_map_lookup_elem(&proc_tz, &tgid);
 
-	if (!u || !u->len)
-		return 1;
-	c->hit = tz_user_match(c->path, u);
-	return c->hit;
-}
-
-/*
- * Unrolled, 8 paths x a 127-byte compare cost the verifier 100-200 ms of
- * start-up; through bpf_loop the callback is checked once.
- */
-static __always_inline bool tz_user_paths_match(const char *path)
-{
-	struct tz_user_ctx c = { .path = path };
-
-	bpf_loop(TZ_USER_PATHS, tz_user_one, &c, 0);
-	return c.hit;
+	return pt && (tz_user_match(path, &pt->file) ||
+		      tz_user_match(path, &pt->dir));
 }
 
 /*
@@ -264,7 +258,7 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err)
 			count_loss(LOSS_PATH_UNREADABLE);
 		return 0;
 	}
-	if (!tz_builtin_match(key->path) && !tz_user_paths_match(key->path))
+	if (!tz_builtin_match(key->path) && !tz_proc_match(tgid, key->path))
 		return 0;
 	key->tgid = tgid;
 	key->kind = kind;
@@ -386,6 +380,110 @@ static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
 	bpf_ringbuf_submit(e, 0);
 }
 
+struct env_walk {
+	__u64 ptr;		/* the next entry, in the new process's memory */
+	__u64 end;
+	bool cont;		/* it continues an entry too long for one read */
+};
+
+static __always_inline struct env_scratch *env_scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&env_scratch, &zero);
+}
+
+/*
+ * "TZ=:/file", "TZ=/file" or "TZDIR=/dir", n bytes with the NUL: the first
+ * of each is what getenv() returns.  A name like "UTC" or "Europe/Paris"
+ * is found under the built-in directories anyway.
+ */
+static __always_inline void note_tz_entry(struct env_scratch *s, long n)
+{
+	const char *e = s->entry;
+	struct tz_user_path *u;
+	__u32 off;
+	long len;
+
+	if (e[0] != 'T' || e[1] != 'Z')
+		return;
+	if (e[2] == '=') {
+		u = &s->tz.file;
+		off = e[3] == ':' ? 4 : 3;
+	} else if (e[2] == 'D' && e[3] == 'I' && e[4] == 'R' && e[5] == '=') {
+		u = &s->tz.dir;
+		off = 6;
+	} else {
+		return;
+	}
+	if (u->len || e[off] != '/')
+		return;
+	len = n - 1 - off;
+	/* A path read at an access is cut at TZ_PATH_LEN - 1 bytes. */
+	if (len <= 0 || len >= TZ_PATH_LEN - 1) {
+		count_loss(LOSS_TZ_PATH_UNWATCHED);
+		return;
+	}
+	bpf_probe_read_kernel(u->path, sizeof(u->path), e + off);
+	u->exact = u == &s->tz.file;
+	u->len = len;
+}
+
+/* One environment entry per call: a bpf_loop callback, verified once. */
+static long env_entry(__u32 i, void *data)
+{
+	struct env_scratch *s = env_scratch_get();
+	struct env_walk *w = data;
+	long n;
+
+	if (!s || w->ptr >= w->end)
+		return 1;
+	n = bpf_probe_read_user_str(s->entry, sizeof(s->entry),
+				    (const void *)w->ptr);
+	if (n <= 0)
+		return 1;
+	if (!w->cont)
+		note_tz_entry(s, n);
+	w->cont = n == sizeof(s->entry);
+	w->ptr += w->cont ? n - 1 : n;
+	return 0;
+}
+
+/*
+ * At exec the new environment was just copied onto the new stack: it is
+ * resident, and it is read before the program runs a single instruction.
+ */
+static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid)
+{
+	struct env_walk w = {
+		.ptr = BPF_CORE_READ(p, mm, env_start),
+		.end = BPF_CORE_READ(p, mm, env_end),
+	};
+	struct env_scratch *s = env_scratch_get();
+
+	if (!s)
+		return;
+	__builtin_memset(&s->tz, 0, sizeof(s->tz));
+	bpf_loop(ENV_ENTRIES_MAX, env_entry, &w, 0);
+	if (w.ptr < w.end)
+		count_loss(LOSS_TZ_PATH_UNWATCHED);
+	if (!s->tz.file.len && !s->tz.dir.len)
+		bpf_map_delete_elem(&proc_tz, &tgid);
+	else if (bpf_map_update_elem(&proc_tz, &tgid, &s->tz, BPF_ANY))
+		count_loss(LOSS_TZ_PATH_UNWATCHED);
+}
+
+/* fork copies the environment: the child's tz files are the parent's. */
+static __always_inline void inherit_tz(__u32 ptgid, __u32 ctgid)
+{
+	struct proc_tz *pt = bpf_map_lookup_elem(&proc_tz, &ptgid);
+
+	if (!pt)
+		bpf_map_delete_elem(&proc_tz, &ctgid);
+	else if (bpf_map_update_elem(&proc_tz, &ctgid, pt, BPF_ANY))
+		count_loss(LOSS_TZ_PATH_UNWATCHED);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -409,6 +507,7 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 		count_loss(LOSS_PROC_MAP_FULL);
 		return 0;
 	}
+	inherit_tz(ptgid, ctgid);
 	emit(EVENT_FORK, child, ptgid, 0);
 	return 0;
 }
@@ -424,6 +523,7 @@ int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	proc->flags |= PROC_EXECED;
 	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
+	read_exec_env(p, tgid);
 	emit_exec(p, proc->ppid, bprm);
 	return 0;
 }

@@ -8,7 +8,8 @@
 
 #define HIST_SLOTS	40	/* log2 buckets of nanoseconds: 0..2^40 ns */
 #define TZ_PATH_LEN	128	/* bytes of a tz path kept as a map key */
-#define TZ_USER_PATHS	8	/* TZDIR and TZ=:file entries from the environment */
+#define ENV_ENTRY_LEN	4096	/* bytes of one environment entry read at once */
+#define ENV_ENTRIES_MAX	1024	/* environment entries looked at per exec */
 #define COMM_LEN	16
 #define EXE_LEN		256
 #define LIBC_NESTED_MAX	8
@@ -64,7 +65,7 @@ enum loss {
 	LOSS_LIBC_MAP_FULL,	/* a libc call could not be counted */
 	LOSS_LIBC_NESTING,	/* libc calls nested deeper than tracked */
 	LOSS_PID_REUSED,	/* a new process merged with an exited one */
-	LOSS_TZ_USER_PATHS_FULL,/* a TZDIR or TZ=:file (too many, too long) */
+	LOSS_TZ_PATH_UNWATCHED,	/* a TZDIR or TZ=:file too long, env unread */
 	LOSS_MAX,
 };
 
@@ -114,11 +115,22 @@ struct tz_path_count {
 	__u64 errors;
 };
 
-/* tz_user_paths: prefixes or files that this environment names as tz files. */
+/* A file (TZ=:path) or directory (TZDIR) that an environment names. */
 struct tz_user_path {
-	__u32 len;		/* 0 = unused slot */
+	__u32 len;		/* 0 = none */
 	__u32 exact;		/* 1 = the whole path, 0 = a directory prefix */
 	char path[TZ_PATH_LEN];
+};
+
+/*
+ * proc_tz: tgid -> the tz files its own environment names.  Seeded by
+ * userspace for PROG and attach targets, inherited at fork, read again from
+ * the new environment at every exec (in the kernel: no race with the
+ * program's first localtime()).
+ */
+struct proc_tz {
+	struct tz_user_path file;
+	struct tz_user_path dir;
 };
 
 struct libc_key {

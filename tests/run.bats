@@ -239,3 +239,22 @@ teardown() {
 	[ "$(jqr "$T/r.json" '.processes[0].tz.accesses')" -eq 5 ]
 	[ "$(jqr "$T/r.json" '.losses.tz_paths_unwatched')" -eq 0 ]
 }
+
+@test "run: each process's own TZ=:file and TZDIR, set before exec, are counted (10 > any fixed table)" {
+	for i in $(seq 10); do cp /usr/share/zoneinfo/UTC "$T/zone$i"; done
+	mkdir -p "$T/dir"
+	cp /usr/share/zoneinfo/UTC "$T/dir/Mine"
+	"$CT" run --json -o "$T/r.json" -- bash -c "
+		for i in \$(seq 10); do TZ=:$T/zone\$i '$TOOLS/forktree' -D 0 -k 3 -P $T/zone\$i; done
+		TZDIR=$T/dir '$TOOLS/forktree' -D 0 -k 2 -P $T/dir/Mine
+		'$TOOLS/forktree' -D 0 -k 4 -P $T/zone1" 2>/dev/null
+	for i in $(seq 10); do
+		[ "$(jq "[.processes[].tz.paths[\"$T/zone$i\"].stat // 0] | add" "$T/r.json")" -eq 3 ]
+	done
+	[ "$(jq "[.processes[].tz.paths[\"$T/dir/Mine\"].stat // 0] | add" "$T/r.json")" -eq 2 ]
+	# Without TZ in its environment, the same file is no tz file (bash's own
+	# /etc/localtime reads are not ours to check here).
+	[ "$(jq --arg t "$T/" '[.processes[].tz.paths | to_entries[] |
+		select(.key | startswith($t)) | .value.stat] | add' "$T/r.json")" -eq 32 ]
+	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}

@@ -99,7 +99,8 @@ static int add_target(struct session *s, pid_t pid, pid_t ppid,
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	free(p->exe);
 	p->exe = proc_exe(pid);
-	session_learn_proc_env(s, p);
+	session_learn_proc_env(p);
+	tracer_set_proc_tz(&s->tracer, pid, p->tz, p->tzdir);
 	if (s->env.libc)
 		libc_probe_process(&s->libc, &s->tracer, p);
 	return 0;

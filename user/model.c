@@ -27,7 +27,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LIBC_MAP_FULL] = "libc_map_full",
 	[LOSS_LIBC_NESTING] = "libc_nesting_too_deep",
 	[LOSS_PID_REUSED] = "pid_reused",
-	[LOSS_TZ_USER_PATHS_FULL] = "tz_paths_unwatched",
+	[LOSS_TZ_PATH_UNWATCHED] = "tz_paths_unwatched",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {

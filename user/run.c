@@ -37,8 +37,7 @@ static int seed_run(struct session *s)
 
 	if (tracer_add_proc(&s->tracer, s->launch.pid, getpid(), 0, NULL))
 		return EXIT_TOOL_FAILURE;
-	/* PROG inherits our environment: its tz files are known up front. */
-	session_add_env_tz_paths(s, tz, tzdir);
+	/* PROG inherits our environment; the kernel reads it again at exec. */
 	root = model_proc(&s->model, s->launch.pid);
 	session_set_proc_env(root, tz ? ENV_SET : ENV_UNSET, tz ? xstrdup(tz) : NULL,
 		     tzdir ? xstrdup(tzdir) : NULL);

@@ -29,18 +29,6 @@
 
 #define POLL_MS 100
 
-/* TZ=:/path names a file, TZDIR a directory: both are tz files to us. */
-void session_add_env_tz_paths(struct session *s, const char *tz,
-			      const char *tzdir)
-{
-	if (tz && tz[0] == ':' && tz[1] == '/')
-		tracer_add_tz_path(&s->tracer, tz + 1, true);
-	else if (tz && tz[0] == '/')
-		tracer_add_tz_path(&s->tracer, tz, true);
-	if (tzdir && tzdir[0] == '/')
-		tracer_add_tz_path(&s->tracer, tzdir, false);
-}
-
 void session_set_proc_env(struct proc_model *p, int state, char *tz,
 			  char *tzdir)
 {
@@ -51,7 +39,7 @@ void session_set_proc_env(struct proc_model *p, int state, char *tz,
 	p->tzdir = tzdir;
 }
 
-void session_learn_proc_env(struct session *s, struct proc_model *p)
+void session_learn_proc_env(struct proc_model *p)
 {
 	char *tz = NULL, *tzdir = NULL;
 	int found = proc_getenv(p->pid, "TZ", &tz);
@@ -59,7 +47,6 @@ void session_learn_proc_env(struct session *s, struct proc_model *p)
 	if (found < 0)
 		return;
 	proc_getenv(p->pid, "TZDIR", &tzdir);
-	session_add_env_tz_paths(s, tz, tzdir);
 	session_set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
 }
 
@@ -121,7 +108,7 @@ static void on_event(void *ctx, const struct event *e)
 	case EVENT_EXEC:
 		free(p->exe);
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
-		session_learn_proc_env(s, p);
+		session_learn_proc_env(p);
 		if (s->env.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
 		break;

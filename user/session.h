@@ -35,12 +35,10 @@ struct session {
 
 int session_setup(struct session *s);
 void session_teardown(struct session *s);
-void session_add_env_tz_paths(struct session *s, const char *tz,
-			      const char *tzdir);
 void session_set_proc_env(struct proc_model *p, int state, char *tz,
 			  char *tzdir);
-/* TZ and TZDIR from /proc/PID/environ, where readable. */
-void session_learn_proc_env(struct session *s, struct proc_model *p);
+/* TZ and TZDIR from /proc/PID/environ, where readable, for the report. */
+void session_learn_proc_env(struct proc_model *p);
 int session_add_timer(struct session *s, double seconds, int *fd);
 int session_watch_fd(struct session *s, int fd);
 bool session_any_alive(struct session *s);

@@ -60,6 +60,7 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	unsigned int n = o->max_procs;
 
 	bpf_map__set_max_entries(skel->maps.procs, n);
+	bpf_map__set_max_entries(skel->maps.proc_tz, n);
 	bpf_map__set_max_entries(skel->maps.stats, n * 4);
 	bpf_map__set_max_entries(skel->maps.clockids, n * 2);
 	bpf_map__set_max_entries(skel->maps.tz_paths, n * 2);
@@ -208,7 +209,7 @@ int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
 	return 0;
 }
 
-/* The BPF side never writes this slot of losses: no race with it. */
+/* The BPF side never writes this slot of losses from userspace's path. */
 static void count_user_loss(struct tracer *t, __u32 why)
 {
 	int fd = bpf_map__fd(t->skel->maps.losses);
@@ -219,37 +220,42 @@ static void count_user_loss(struct tracer *t, __u32 why)
 	bpf_map_update_elem(fd, &why, &n, BPF_ANY);
 }
 
-int tracer_add_tz_path(struct tracer *t, const char *path, bool exact)
+/*
+ * A path read at an access is cut at TZ_PATH_LEN - 1 bytes: a longer file
+ * would look like one of that length, so only shorter paths are watched.
+ */
+static int set_user_path(struct tracer *t, struct tz_user_path *u,
+			 const char *path, bool exact)
 {
-	int fd = bpf_map__fd(t->skel->maps.tz_user_paths);
-	struct tz_user_path u = {};
 	size_t len = strlen(path);
 
-	/*
-	 * A path read into the key buffer is cut at TZ_PATH_LEN - 1 bytes: a
-	 * longer file would look like one of that length.  Watch only paths
-	 * shorter than that, so a cut path never equals one.
-	 */
-	if (!len || len >= TZ_PATH_LEN - 1) {
-		count_user_loss(t, LOSS_TZ_USER_PATHS_FULL);
-		return -1;
+	if (path[0] != '/')
+		return 0;
+	if (len >= TZ_PATH_LEN - 1) {
+		count_user_loss(t, LOSS_TZ_PATH_UNWATCHED);
+		return 0;
 	}
-	for (__u32 i = 0; i < TZ_USER_PATHS; i++) {
-		if (bpf_map_lookup_elem(fd, &i, &u))
-			return -1;
-		if (u.len == len && u.exact == exact &&
-		    !memcmp(u.path, path, len))
-			return 0;
-		if (u.len)
-			continue;
-		memset(&u, 0, sizeof(u));
-		u.len = len;
-		u.exact = exact;
-		memcpy(u.path, path, len);
-		return bpf_map_update_elem(fd, &i, &u, BPF_ANY);
-	}
-	count_user_loss(t, LOSS_TZ_USER_PATHS_FULL);
-	return -1;
+	u->len = len;
+	u->exact = exact;
+	memcpy(u->path, path, len);
+	return 1;
+}
+
+int tracer_set_proc_tz(struct tracer *t, pid_t pid, const char *tz,
+		       const char *tzdir)
+{
+	struct proc_tz pt = {};
+	__u32 key = pid;
+	int n = 0;
+
+	if (tz)
+		n += set_user_path(t, &pt.file, tz[0] == ':' ? tz + 1 : tz, true);
+	if (tzdir)
+		n += set_user_path(t, &pt.dir, tzdir, false);
+	if (!n)
+		return 0;
+	return bpf_map_update_elem(bpf_map__fd(t->skel->maps.proc_tz), &key,
+				   &pt, BPF_ANY);
 }
 
 int tracer_ring_fd(struct tracer *t)

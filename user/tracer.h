@@ -37,8 +37,12 @@ void tracer_close(struct tracer *t);
 
 int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
 		    unsigned int depth, const char *comm);
-/* A TZDIR directory or the file of TZ=:path, beyond the built-in ones. */
-int tracer_add_tz_path(struct tracer *t, const char *path, bool exact);
+/*
+ * The TZ=:file and TZDIR of a process already running (attach targets);
+ * the kernel side reads them itself at every exec and fork.
+ */
+int tracer_set_proc_tz(struct tracer *t, pid_t pid, const char *tz,
+		       const char *tzdir);
 
 int tracer_ring_fd(struct tracer *t);
 int tracer_poll_events(struct tracer *t);
