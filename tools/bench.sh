@@ -39,7 +39,7 @@ RUNS_TSV=$TMP/runs.tsv
 say() { printf 'bench: %s\n' "$*" >&2; }
 
 # --- peers and helpers ------------------------------------------------------
-tools/install-bench-deps.sh || say "some peers could not be installed"
+tools/install-deps.sh bench || say "some peers could not be installed"
 [ -x tools/tzloop ] && [ -x tools/clockthreads ] &&
 	[ -x tools/forktree ] || { say "run make all first"; exit 1; }
 

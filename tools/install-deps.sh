@@ -9,8 +9,13 @@ set -e
 PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
 libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
-# make chroot-test only: the quick make test must not need it.
-[ "${1:-}" = chroot ] && PKGS="$PKGS debootstrap"
+# Extras for one target only: the quick make test must not need them.
+case "${1:-}" in
+chroot) PKGS="$PKGS debootstrap" ;;
+# make bench: the peers it compares clocktrace with (a peer that cannot
+# be installed is reported as missing by bench.sh).
+bench) PKGS="$PKGS linux-perf bpftrace bpfcc-tools time hyperfine" ;;
+esac
 
 missing=""
 for p in $PKGS; do
