@@ -158,19 +158,15 @@ static int seed_targets(struct session *s)
 
 int cmd_attach(int argc, char **argv)
 {
-	struct session *s = xcalloc(1, sizeof(*s));
 	int err;
+	struct session *s = session_new(MODE_ATTACH, argc, argv, &err);
 
-	err = cli_parse(MODE_ATTACH, argc, argv, &s->env);
-	if (err)
-		goto out_free;
-	err = tracer_check_privileges();
 	if (!err)
 		err = resolve_targets(&s->env);
 	if (!err)
 		err = open_report(s->env.output, &s->out, stderr);
 	if (err)
-		goto out_free;
+		goto out;
 	s->model.command = argv;
 	s->model.ncommand = argc;
 	err = EXIT_TOOL_FAILURE;
@@ -189,13 +185,6 @@ int cmd_attach(int argc, char **argv)
 		session_write_report(s);
 	}
 out:
-	session_teardown(s);
-	if (s->out && s->out != stderr)
-		fclose(s->out);
-out_free:
-	model_free(&s->model);
-	model_free(&s->prev);
-	free(s->env.pids);
-	free(s);
+	session_free(s);
 	return err < 0 ? 0 : err;
 }

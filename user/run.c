@@ -52,18 +52,13 @@ static int seed_run(struct session *s)
 
 int cmd_run(int argc, char **argv)
 {
-	struct session *s = xcalloc(1, sizeof(*s));
 	int err;
+	struct session *s = session_new(MODE_RUN, argc, argv, &err);
 
-	err = cli_parse(MODE_RUN, argc, argv, &s->env);
+	if (!err)
+		err = open_report(s->env.output, &s->out, stderr);
 	if (err)
-		goto out_free;
-	err = tracer_check_privileges();
-	if (err)
-		goto out_free;
-	err = open_report(s->env.output, &s->out, stderr);
-	if (err)
-		goto out_free;
+		goto out;
 	warn_root_prog(&s->env);
 	s->model.command = s->env.prog_argv;
 	s->model.ncommand = s->env.prog_argc;
@@ -81,22 +76,12 @@ int cmd_run(int argc, char **argv)
 		session_add_timer(s, s->env.interval, &s->timerfd);
 	model_copy(&s->prev, &s->model);
 	session_loop(s);
-	if (s->abort_signal) {
-		err = run_status(s);
-		goto out;
+	if (!s->abort_signal) {
+		session_finish_model(s);
+		session_write_report(s);
 	}
-	session_finish_model(s);
-	session_write_report(s);
 	err = run_status(s);
 out:
-	launch_abort(&s->launch);
-	session_teardown(s);
-	if (s->out && s->out != stderr)
-		fclose(s->out);
-out_free:
-	model_free(&s->model);
-	model_free(&s->prev);
-	free(s->env.pids);
-	free(s);
+	session_free(s);
 	return err < 0 ? 0 : err;
 }

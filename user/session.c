@@ -188,6 +188,28 @@ int session_setup(struct session *s)
 	return 0;
 }
 
+struct session *session_new(enum mode mode, int argc, char **argv, int *err)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+
+	*err = cli_parse(mode, argc, argv, &s->env);
+	if (!*err)
+		*err = tracer_check_privileges();
+	return s;
+}
+
+void session_free(struct session *s)
+{
+	launch_abort(&s->launch);
+	session_teardown(s);
+	if (s->out && s->out != stderr && s->out != stdout)
+		fclose(s->out);
+	model_free(&s->model);
+	model_free(&s->prev);
+	free(s->env.pids);
+	free(s);
+}
+
 void session_teardown(struct session *s)
 {
 	if (s->env.libc)

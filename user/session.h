@@ -33,6 +33,10 @@ struct session {
 	uint64_t status_ns;
 };
 
+/* Parse the command line, check privileges: every tracing command's start. */
+struct session *session_new(enum mode mode, int argc, char **argv, int *err);
+/* Detach, close and free: safe at any point after session_new. */
+void session_free(struct session *s);
 int session_setup(struct session *s);
 void session_teardown(struct session *s);
 void session_set_proc_env(struct proc_model *p, int state, char *tz,

@@ -277,17 +277,13 @@ static void top_loop(struct session *s)
 
 int cmd_top(int argc, char **argv)
 {
-	struct session *s = xcalloc(1, sizeof(*s));
 	int err;
+	struct session *s = session_new(MODE_TOP, argc, argv, &err);
 
-	err = cli_parse(MODE_TOP, argc, argv, &s->env);
-	if (err)
-		goto out_free;
-	err = tracer_check_privileges();
 	if (!err)
 		err = open_report(s->env.output, &s->out, stdout);
 	if (err)
-		goto out_free;
+		goto out;
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
@@ -298,12 +294,6 @@ int cmd_top(int argc, char **argv)
 	top_loop(s);
 	err = 0;
 out:
-	session_teardown(s);
-	if (s->out && s->out != stdout)
-		fclose(s->out);
-out_free:
-	model_free(&s->model);
-	model_free(&s->prev);
-	free(s);
+	session_free(s);
 	return err < 0 ? 0 : err;
 }
