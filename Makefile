@@ -108,9 +108,12 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS)
 	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
 
+# The seeds' reproducer traced twice: TZ unset, then with the fix.
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	./clocktrace run -- tools/tzloop -n 20000 -c 2
+	env -u TZ ./clocktrace run -- tools/tzloop -q -n 20000 -c 2
+	@echo; echo "=== the same with the fix, TZ=:/etc/localtime ==="
+	TZ=:/etc/localtime ./clocktrace run -- tools/tzloop -q -n 20000 -c 2
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -62,6 +62,7 @@ struct options {
 	unsigned long children;
 	enum mode mode;
 	bool parent_idle;
+	bool quiet;		/* -q: no WORKLOAD line (the demo) */
 	struct clock_spec clocks[MAX_CLOCK_SPECS];
 	int nr_clocks;
 };
@@ -90,14 +91,15 @@ static const char *prog = "tzloop";
 __attribute__((noreturn)) static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-n ITER] [-c CHILDREN] [-m MODE] [-s CLOCK:COUNT]... [-p]\n"
+		"usage: %s [-n ITER] [-c CHILDREN] [-m MODE] [-s CLOCK:COUNT]... [-p] [-q]\n"
 		"  -n ITER         iterations per process (default 10000)\n"
 		"  -c CHILDREN     forked children (default 1, 0 = parent only)\n"
 		"  -m MODE         seed|localtime|localtime_r|mktime|tzset|ctime|\n"
 		"                  strftime|gmtime|none (default seed)\n"
 		"  -s CLOCK:COUNT  COUNT forced clock_gettime syscalls per process;\n"
 		"                  CLOCK is CLOCK_MONOTONIC, monotonic, 1, ... (repeatable)\n"
-		"  -p              parent does no loop, only forks the children\n",
+		"  -p              parent does no loop, only forks the children\n"
+		"  -q              no WORKLOAD line on stderr\n",
 		prog);
 	exit(2);
 }
@@ -132,7 +134,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->iterations = 10000;
 	o->children = 1;
 	o->mode = MODE_SEED;
-	while ((c = getopt(argc, argv, "n:c:m:s:p")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:m:s:pq")) != -1) {
 		switch (c) {
 		case 'n':
 			if (!parse_ulong(optarg, &o->iterations))
@@ -151,6 +153,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 			    !parse_clock_spec(optarg, &o->clocks[o->nr_clocks]))
 				usage();
 			o->nr_clocks++;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'p':
 			o->parent_idle = true;
@@ -296,6 +301,8 @@ static void report(const struct options *o, const char *role,
 	char buf[2048];
 	int len;
 
+	if (o->quiet)
+		return;
 	len = snprintf(buf, sizeof(buf),
 		       "WORKLOAD pid=%d ppid=%d role=%s tz_stat=-1 tz_open=-1 clock_syscalls=%lu libc_calls=%lu elapsed_ns=%llu mode=%s iterations=%lu tzset_calls=%lu time_calls=%lu localtime_calls=%lu localtime_r_calls=%lu vdso_clock_gettime=%lu",
 		       getpid(), getppid(), role, cnt->clock_syscalls,
