@@ -258,3 +258,12 @@ teardown() {
 		select(.key | startswith($t)) | .value.stat] | add' "$T/r.json")" -eq 32 ]
 	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
 }
+
+@test "run: without permission, one line naming the missing capability, status 125" {
+	run -125 setpriv --inh-caps=-all --bounding-set=-all "$CT" run -- true
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lacks both"* ]]
+	run -125 setpriv --inh-caps=-all --bounding-set=-all,+bpf "$CT" run -- true
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lacks CAP_PERFMON"* ]]
+}

@@ -47,11 +47,13 @@ int tracer_check_privileges(void)
 		     "built with CONFIG_DEBUG_INFO_BTF=y", BTF_PATH);
 		return EXIT_TOOL_FAILURE;
 	}
-	if (has_cap(CAP_SYS_ADMIN) ||
-	    (has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
+	bool bpf = has_cap(CAP_BPF), perfmon = has_cap(CAP_PERFMON);
+
+	if (has_cap(CAP_SYS_ADMIN) || (bpf && perfmon))
 		return 0;
 	warn("permission denied: tracing needs root, or CAP_BPF and "
-	     "CAP_PERFMON (try: sudo clocktrace ...)");
+	     "CAP_PERFMON; this process lacks %s (try: sudo clocktrace ...)",
+	     !bpf && !perfmon ? "both" : bpf ? "CAP_PERFMON" : "CAP_BPF");
 	return EXIT_TOOL_FAILURE;
 }
 
