@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -166,8 +165,6 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 		     opts->verbose ? "" : " (run with -v for the verifier's log)");
 		goto fail;
 	}
-	/* libbpf has freed the parsed vmlinux BTF (megabytes): give it back. */
-	malloc_trim(0);
 	if (attach_tracepoints(t))
 		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event,
