@@ -150,6 +150,16 @@ assert n >= 50, n
 ' "$T/om.txt" "$WL"
 }
 
+@test "openmetrics -i into a file: each interval replaces the last exposition" {
+	"$TOOLS/misbehave" sleep 30 -k 50 2>/dev/null &
+	WL=$!
+	wait_exec "$WL" misbehave
+	"$CT" attach -p "$WL" -d 2.5 -i 1 --format openmetrics -o "$T/om.prom"
+	[ "$(grep -c '^# EOF' "$T/om.prom")" -eq 1 ]
+	"$CT" top -i 0.3 -n 3 --format openmetrics -o "$T/top.prom"
+	[ "$(grep -c '^# EOF' "$T/top.prom")" -eq 1 ]
+}
+
 @test "attach: no BPF program of ours is left afterwards" {
 	"$TOOLS/misbehave" sleep 30 -k 1 2>/dev/null &
 	WL=$!

@@ -272,6 +272,26 @@ static void reap_prog(struct session *s)
 	s->model.end_ns = now_ns();
 }
 
+/*
+ * OpenMetrics into a file is a snapshot, not a log: each interval and the
+ * final report replace what the file held, so a textfile collector never
+ * reads two expositions of the same series.
+ */
+void session_write_openmetrics(struct session *s, const struct model *m)
+{
+	struct stat st;
+
+	if (s->out != stdout && s->out != stderr &&
+	    !fstat(fileno(s->out), &st) && S_ISREG(st.st_mode)) {
+		fflush(s->out);
+		if (ftruncate(fileno(s->out), 0))
+			warn("cannot rewrite %s: %s", s->env.output,
+			     strerror(errno));
+		rewind(s->out);
+	}
+	report_openmetrics(s->out, m);
+}
+
 static void print_interval(struct session *s)
 {
 	struct model delta = {};
@@ -295,7 +315,7 @@ static void print_interval(struct session *s)
 	if (s->env.format == FORMAT_JSON)
 		report_json(s->out, &delta, &fs, false);
 	else if (s->env.format == FORMAT_OPENMETRICS)
-		report_openmetrics(s->out, &s->model);
+		session_write_openmetrics(s, &s->model);
 	else
 		report_interval_text(s->out, &delta, &ro);
 	findings_free(&fs);
@@ -405,7 +425,7 @@ void session_write_report(struct session *s)
 	if (s->env.format == FORMAT_JSON)
 		report_json(s->out, &s->model, &fs, true);
 	else if (s->env.format == FORMAT_OPENMETRICS)
-		report_openmetrics(s->out, &s->model);
+		session_write_openmetrics(s, &s->model);
 	else
 		report_text(s->out, &s->model, &fs, &ro);
 	findings_free(&fs);

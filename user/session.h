@@ -53,6 +53,8 @@ void session_finish_model(struct session *s);
 void session_start_status(struct session *s);
 void session_stop_status(struct session *s);
 void session_write_report(struct session *s);
+/* To a file, each exposition replaces the last (a snapshot, not a log). */
+void session_write_openmetrics(struct session *s, const struct model *m);
 
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);

@@ -234,7 +234,7 @@ static void refresh(struct session *s, uint64_t *last_ns)
 	if (s->env.format == FORMAT_JSON)
 		print_json_line(s, rows, n, secs);
 	else if (s->env.format == FORMAT_OPENMETRICS)
-		report_openmetrics(s->out, &cur);
+		session_write_openmetrics(s, &cur);
 	else
 		print_screen(s, rows, n, secs, isatty(fileno(s->out)));
 	free(rows);
