@@ -19,6 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by userspace before load. */
 const volatile bool trace_all = false;	/* top: every process */
 const volatile __u32 self_tgid = 0;	/* never count ourselves */
+/* attach --comm: a process that execs into this name is a target too. */
+const volatile char target_comm[COMM_LEN] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -512,6 +514,39 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+static __always_inline bool is_target_comm(struct task_struct *p)
+{
+	char comm[COMM_LEN];
+
+	if (!target_comm[0])
+		return false;
+	BPF_CORE_READ_STR_INTO(&comm, p, comm);
+	for (int i = 0; i < COMM_LEN; i++) {
+		if (comm[i] != target_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* A new target: one that took the --comm name by exec after we started. */
+static __always_inline struct proc *add_comm_target(struct task_struct *p,
+						    __u32 tgid)
+{
+	struct proc np = {
+		.ppid = BPF_CORE_READ(p, real_parent, tgid),
+		.flags = PROC_ROOT,
+		.start_ns = bpf_ktime_get_ns(),
+	};
+
+	if (bpf_map_update_elem(&procs, &tgid, &np, BPF_NOEXIST)) {
+		count_loss(LOSS_PROC_MAP_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -519,6 +554,8 @@ int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
 	__u32 tgid = p->tgid;
 	struct proc *proc = bpf_map_lookup_elem(&procs, &tgid);
 
+	if (!proc && !trace_all && is_target_comm(p))
+		proc = add_comm_target(p, tgid);
 	if (!proc || (proc->flags & PROC_EXITED))
 		return 0;
 	proc->flags |= PROC_EXECED;

@@ -62,6 +62,24 @@ wait_attached() {
 	jq -e --argjson p "$WL" '[.processes[].pid] | index($p) != null' "$T/r.json"
 }
 
+@test "attach --comm: a process that execs into the name later is traced too" {
+	mkdir -p "$T/a" "$T/b"
+	cp "$TOOLS/misbehave" "$T/a/latecomer"
+	cp "$TOOLS/forktree" "$T/b/latecomer"
+	# One with the name exists at start (it stats nothing while asleep)...
+	"$T/a/latecomer" sleep 30 -k 0 2>/dev/null &
+	WL=$!
+	wait_exec "$WL" latecomer
+	"$CT" attach --comm latecomer -d 2 --json -o "$T/r.json" &
+	ct=$!
+	sleep 0.7
+	# ...and one execs into the name while attached: it and its children.
+	"$T/b/latecomer" -D 1 -W 2 -k 6 2>"$T/err"
+	wait "$ct"
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq 18 ]
+	[ "$(jqr "$T/r.json" '[.processes[] | select(.depth == 1)] | length')" -eq 2 ]
+}
+
 @test "attach: --tree picks up existing children" {
 	"$TOOLS/forktree" -D 1 -W 3 -k 0 -C -P /etc/localtime 2>/dev/null &
 	# forktree without work exits fast; use a shell tree that waits instead.

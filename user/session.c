@@ -166,6 +166,7 @@ int session_setup(struct session *s)
 		.ringbuf_kb = s->env.ringbuf_kb,
 		.verbose = s->env.verbose,
 		.libc = s->env.libc,
+		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
 		.on_event = on_event,
 		.ctx = s,
 	};
@@ -384,8 +385,9 @@ void session_loop(struct session *s)
 		if (s->env.mode == MODE_RUN && s->prog_exited &&
 		    (!s->env.follow || !session_any_alive(s)))
 			return;
-		if (s->env.mode == MODE_ATTACH && s->exits_seen &&
-		    !session_any_alive(s))
+		/* By name, a new target may exec any time: wait for -d or ^C. */
+		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
+		    s->exits_seen && !session_any_alive(s))
 			return;
 	}
 }

@@ -156,6 +156,9 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	t->skel = skel;
 	skel->rodata->trace_all = opts->trace_all;
 	skel->rodata->self_tgid = getpid();
+	if (opts->comm)
+		strncpy((char *)skel->rodata->target_comm, opts->comm,
+			sizeof(skel->rodata->target_comm) - 1);
 	size_maps(skel, opts);
 	prepare_libc_progs(skel, opts->libc);
 
