@@ -31,12 +31,6 @@
 #define MAX_CLOCK_SPECS	32
 #define MAX_PROCESSES	100000UL
 
-struct clock_spec {
-	clockid_t id;
-	unsigned long count;
-	const char *text;	/* as given, to pass on through exec */
-};
-
 struct options {
 	unsigned long depth;	/* levels still to create below this process */
 	unsigned long width;
@@ -67,20 +61,6 @@ __attribute__((noreturn)) static void usage(void)
 		"  -C              all processes exist before any does its work\n"
 		"  -e              children re-exec /proc/self/exe\n");
 	exit(2);
-}
-
-static bool parse_clock_spec(const char *arg, struct clock_spec *spec)
-{
-	const char *colon = strrchr(arg, ':');
-	char name[64];
-	size_t len;
-
-	if (!colon || (len = colon - arg) >= sizeof(name))
-		return false;
-	memcpy(name, arg, len);
-	name[len] = '\0';
-	spec->text = arg;
-	return parse_clock(name, &spec->id) && parse_ulong(colon + 1, &spec->count);
 }
 
 static bool parse_sync(const char *s, struct options *o)
@@ -191,36 +171,22 @@ static unsigned long do_opens(const char *path, unsigned long n)
 	return n;
 }
 
-static unsigned long do_clocks(const struct options *o)
-{
-	struct timespec ts;
-	unsigned long i, total = 0;
-	int s;
-
-	for (s = 0; s < o->nr_clocks; s++) {
-		for (i = 0; i < o->clocks[s].count; i++)
-			syscall(SYS_clock_gettime, o->clocks[s].id, &ts);
-		total += o->clocks[s].count;
-	}
-	return total;
-}
-
 /* One write(2) per line, so that lines of concurrent processes never mix. */
 static void report(const struct options *o, unsigned long stats,
 		   unsigned long opens, unsigned long clocks,
 		   unsigned long long elapsed)
 {
 	char buf[2048];
-	int len, s;
+	int len;
 
 	len = snprintf(buf, sizeof(buf),
 		       "WORKLOAD pid=%d ppid=%d role=%s tz_stat=%lu tz_open=%lu clock_syscalls=%lu libc_calls=0 elapsed_ns=%llu level=%lu exec=%d vdso_clock_gettime=2",
 		       getpid(), getppid(), o->level ? "child" : "parent",
 		       stats, opens, clocks, elapsed, o->level,
 		       o->reexec && o->level);
-	for (s = 0; s < o->nr_clocks && (size_t)len < sizeof(buf) - 1; s++)
-		len += snprintf(buf + len, sizeof(buf) - 1 - len, " clk_%d=%lu",
-				o->clocks[s].id, o->clocks[s].count);
+	if ((size_t)len < sizeof(buf) - 1)
+		len += format_clock_specs(buf + len, sizeof(buf) - 1 - len,
+					  o->clocks, o->nr_clocks);
 	if ((size_t)len > sizeof(buf) - 2)
 		len = sizeof(buf) - 2;
 	buf[len++] = '\n';
@@ -234,7 +200,7 @@ static void do_work(const struct options *o)
 
 	stats = do_stats(o->path, o->stats);
 	opens = do_opens(o->path, o->opens);
-	clocks = do_clocks(o);
+	clocks = run_clock_specs(o->clocks, o->nr_clocks);
 	report(o, stats, opens, clocks, now_ns() - start);
 }
 

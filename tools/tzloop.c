@@ -52,11 +52,6 @@ static const char *const mode_names[] = {
 	[MODE_NONE]		= "none",
 };
 
-struct clock_spec {
-	clockid_t id;
-	unsigned long count;
-};
-
 struct options {
 	unsigned long iterations;
 	unsigned long children;
@@ -102,16 +97,6 @@ __attribute__((noreturn)) static void usage(void)
 		"  -q              no WORKLOAD line on stderr\n",
 		prog);
 	exit(2);
-}
-
-static bool parse_clock_spec(char *arg, struct clock_spec *spec)
-{
-	char *colon = strrchr(arg, ':');
-
-	if (!colon)
-		return false;
-	*colon = '\0';
-	return parse_clock(arg, &spec->id) && parse_ulong(colon + 1, &spec->count);
 }
 
 static bool parse_mode(const char *s, enum mode *mode)
@@ -270,30 +255,6 @@ static void run_loop(const struct options *o, struct counts *cnt)
 	}
 }
 
-/* Raw syscalls, so that the vDSO cannot absorb them. */
-static void run_clocks(const struct options *o, struct counts *cnt)
-{
-	struct timespec ts;
-	unsigned long i;
-	int s;
-
-	for (s = 0; s < o->nr_clocks; s++) {
-		for (i = 0; i < o->clocks[s].count; i++)
-			syscall(SYS_clock_gettime, o->clocks[s].id, &ts);
-		cnt->clock_syscalls += o->clocks[s].count;
-	}
-}
-
-static int format_clocks(const struct options *o, char *buf, size_t size)
-{
-	int len = 0, s;
-
-	for (s = 0; s < o->nr_clocks && (size_t)len < size; s++)
-		len += snprintf(buf + len, size - len, " clk_%d=%lu",
-				o->clocks[s].id, o->clocks[s].count);
-	return len;
-}
-
 /* One write(2) per line, so that lines of concurrent processes never mix. */
 static void report(const struct options *o, const char *role,
 		   const struct counts *cnt)
@@ -309,7 +270,8 @@ static void report(const struct options *o, const char *role,
 		       cnt->libc, cnt->elapsed_ns, mode_names[o->mode],
 		       cnt->iterations, cnt->tzset, cnt->time,
 		       cnt->localtime, cnt->localtime_r, cnt->vdso_clock_gettime);
-	len += format_clocks(o, buf + len, sizeof(buf) - len - 1);
+	len += format_clock_specs(buf + len, sizeof(buf) - len - 1, o->clocks,
+				  o->nr_clocks);
 	if ((size_t)len > sizeof(buf) - 2)
 		len = sizeof(buf) - 2;
 	buf[len++] = '\n';
@@ -331,7 +293,7 @@ static void do_work(const struct options *o, const char *role,
 	unsigned long long start = now_ns();
 
 	run_loop(o, cnt);
-	run_clocks(o, cnt);
+	cnt->clock_syscalls += run_clock_specs(o->clocks, o->nr_clocks);
 	cnt->elapsed_ns = now_ns() - start;
 	cnt->vdso_clock_gettime += 2;
 	cnt->iterations = o->iterations;

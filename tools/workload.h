@@ -15,7 +15,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <stdio.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 static inline bool parse_ulong(const char *s, unsigned long *out)
 {
@@ -91,6 +93,54 @@ static inline bool parse_clock(const char *s, clockid_t *out)
 		}
 	}
 	return false;
+}
+
+/* -s CLOCK:COUNT: COUNT forced clock_gettime syscalls of CLOCK. */
+struct clock_spec {
+	clockid_t id;
+	unsigned long count;
+	const char *text;	/* as given, to pass on through exec */
+};
+
+static inline bool parse_clock_spec(const char *arg, struct clock_spec *spec)
+{
+	const char *colon = strrchr(arg, ':');
+	char name[64];
+	size_t len;
+
+	if (!colon || (len = colon - arg) >= sizeof(name))
+		return false;
+	memcpy(name, arg, len);
+	name[len] = '\0';
+	spec->text = arg;
+	return parse_clock(name, &spec->id) && parse_ulong(colon + 1, &spec->count);
+}
+
+/* Raw syscalls, so that the vDSO cannot absorb them; returns how many. */
+static inline unsigned long run_clock_specs(const struct clock_spec *specs,
+					    int n)
+{
+	struct timespec ts;
+	unsigned long i, total = 0;
+
+	for (int s = 0; s < n; s++) {
+		for (i = 0; i < specs[s].count; i++)
+			syscall(SYS_clock_gettime, specs[s].id, &ts);
+		total += specs[s].count;
+	}
+	return total;
+}
+
+/* " clk_<id>=<count>" per spec, for the WORKLOAD line; returns its length. */
+static inline int format_clock_specs(char *buf, size_t size,
+				     const struct clock_spec *specs, int n)
+{
+	int len = 0;
+
+	for (int s = 0; s < n && (size_t)len < size; s++)
+		len += snprintf(buf + len, size - len, " clk_%d=%lu",
+				specs[s].id, specs[s].count);
+	return len;
 }
 
 #endif /* CLOCKTRACE_WORKLOAD_H */
