@@ -58,21 +58,38 @@ static bool has_cap(const struct __user_cap_data_struct *data, int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-static void probe_permission(struct kernel_features *kf)
+int trace_caps_read(struct trace_caps *c)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[2] = {};
 
-	kf->euid = geteuid();
+	memset(c, 0, sizeof(*c));
 	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	c->sys_admin = has_cap(data, CAP_SYS_ADMIN);
+	c->bpf = has_cap(data, CAP_BPF);
+	c->perfmon = has_cap(data, CAP_PERFMON);
+	return 0;
+}
+
+bool trace_caps_enough(const struct trace_caps *c)
+{
+	return c->sys_admin || (c->bpf && c->perfmon);
+}
+
+static void probe_permission(struct kernel_features *kf)
+{
+	struct trace_caps c;
+
+	kf->euid = geteuid();
+	if (trace_caps_read(&c))
 		return;
-	kf->cap_sys_admin = has_cap(data, CAP_SYS_ADMIN);
-	kf->cap_bpf = has_cap(data, CAP_BPF);
-	kf->cap_perfmon = has_cap(data, CAP_PERFMON);
-	/* The same rule as tracer_check_privileges(). */
-	kf->privileged = kf->cap_sys_admin || (kf->cap_bpf && kf->cap_perfmon);
+	kf->cap_sys_admin = c.sys_admin;
+	kf->cap_bpf = c.bpf;
+	kf->cap_perfmon = c.perfmon;
+	kf->privileged = trace_caps_enough(&c);
 }
 
 static void probe_kernel(struct kernel_features *kf)

@@ -41,6 +41,16 @@ struct kernel_features {
 	struct feature task_storage;
 };
 
+/* The effective capabilities that decide whether we may trace. */
+struct trace_caps {
+	bool sys_admin, bpf, perfmon;
+};
+
+/* 0 when they could be read (all false otherwise). */
+int trace_caps_read(struct trace_caps *c);
+/* The one rule: root's CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON. */
+bool trace_caps_enough(const struct trace_caps *c);
+
 /*
  * Fills kf.  With try_load (and privilege), also loads our BPF object and
  * attaches its tracepoint programs, then takes everything down again.

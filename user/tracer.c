@@ -3,12 +3,11 @@
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "clocktrace.skel.h"
+#include "kfeatures.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 #include "util.h"
@@ -27,32 +26,21 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool has_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = {};
-
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	return data[cap / 32].effective & (1u << (cap % 32));
-}
-
 int tracer_check_privileges(void)
 {
+	struct trace_caps c;
+
 	if (access(BTF_PATH, R_OK)) {
 		warn("this kernel has no BTF (%s): clocktrace needs a kernel "
 		     "built with CONFIG_DEBUG_INFO_BTF=y", BTF_PATH);
 		return EXIT_TOOL_FAILURE;
 	}
-	bool bpf = has_cap(CAP_BPF), perfmon = has_cap(CAP_PERFMON);
-
-	if (has_cap(CAP_SYS_ADMIN) || (bpf && perfmon))
+	trace_caps_read(&c);
+	if (trace_caps_enough(&c))
 		return 0;
 	warn("permission denied: tracing needs root, or CAP_BPF and "
 	     "CAP_PERFMON; this process lacks %s (try: sudo clocktrace ...)",
-	     !bpf && !perfmon ? "both" : bpf ? "CAP_PERFMON" : "CAP_BPF");
+	     !c.bpf && !c.perfmon ? "both" : c.bpf ? "CAP_PERFMON" : "CAP_BPF");
 	return EXIT_TOOL_FAILURE;
 }
 
