@@ -99,7 +99,7 @@ static void read_losses(struct tracer *t, struct model *m)
 		__u64 v = 0;
 
 		if (!bpf_map_lookup_elem(fd, &i, &v))
-			m->losses[i] = v;
+			m->losses[i] = v + t->user_losses[i];
 	}
 }
 

@@ -199,17 +199,6 @@ int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
 	return 0;
 }
 
-/* The BPF side never writes this slot of losses from userspace's path. */
-static void count_user_loss(struct tracer *t, __u32 why)
-{
-	int fd = bpf_map__fd(t->skel->maps.losses);
-	__u64 n = 0;
-
-	bpf_map_lookup_elem(fd, &why, &n);
-	n++;
-	bpf_map_update_elem(fd, &why, &n, BPF_ANY);
-}
-
 /*
  * A path read at an access is cut at TZ_PATH_LEN - 1 bytes: a longer file
  * would look like one of that length, so only shorter paths are watched.
@@ -222,7 +211,7 @@ static int set_user_path(struct tracer *t, struct tz_user_path *u,
 	if (path[0] != '/')
 		return 0;
 	if (len >= TZ_PATH_LEN - 1) {
-		count_user_loss(t, LOSS_TZ_PATH_UNWATCHED);
+		t->user_losses[LOSS_TZ_PATH_UNWATCHED]++;
 		return 0;
 	}
 	u->len = len;

@@ -29,6 +29,8 @@ struct tracer {
 	struct clocktrace_bpf *skel;
 	struct ring_buffer *rb;
 	struct tracer_opts opts;
+	/* Losses seen in userspace; the kernel's own are in the losses map. */
+	__u64 user_losses[LOSS_MAX];
 };
 
 /* Fails with one line on stderr; returns EXIT_TOOL_FAILURE then. */
