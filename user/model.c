@@ -68,15 +68,20 @@ const char *libc_fn_name(uint32_t fn)
 	return fn < LIBC_FN_MAX ? libc_names[fn] : "?";
 }
 
+const char *libc_unobservable_reason(uint8_t probe)
+{
+	if (probe & LIBC_PROBE_IFUNC)
+		return "the C library binds this symbol to the vDSO through an "
+		       "IFUNC: calls never pass the library symbol, so a uprobe "
+		       "cannot count them";
+	if (probe & LIBC_PROBE_MISSING)
+		return "the C library has no such function";
+	return NULL;
+}
+
 bool libc_fn_timed(uint32_t fn)
 {
 	return fn != LIBC_NONE && fn < LIBC_CLOCK_GETTIME;
-}
-
-bool libc_fn_rereads_tz(uint32_t fn)
-{
-	return fn == LIBC_TZSET || fn == LIBC_LOCALTIME || fn == LIBC_MKTIME ||
-	       fn == LIBC_TIMELOCAL || fn == LIBC_CTIME || fn == LIBC_STRFTIME;
 }
 
 static size_t lower_bound(const struct model *m, pid_t pid)
@@ -272,22 +277,6 @@ uint64_t proc_tz_max_path(const struct proc_model *p, const char **path)
 				*path = p->paths[i].path;
 		}
 	}
-	return best;
-}
-
-int32_t proc_top_clockid(const struct proc_model *p, uint64_t *count)
-{
-	int32_t best = INT32_MIN;
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < p->nclockids; i++) {
-		if (p->clockids[i].count > n) {
-			n = p->clockids[i].count;
-			best = p->clockids[i].clockid;
-		}
-	}
-	if (count)
-		*count = n;
 	return best;
 }
 

@@ -127,8 +127,6 @@ uint64_t proc_tz_errors(const struct proc_model *p);
 uint64_t proc_clock_syscalls(const struct proc_model *p);
 /* Most accesses of a single tz path by this process, and which path. */
 uint64_t proc_tz_max_path(const struct proc_model *p, const char **path);
-/* The clock id read most often through the kernel, or INT32_MIN. */
-int32_t proc_top_clockid(const struct proc_model *p, uint64_t *count);
 /* Seconds the process lived within the trace window (at least 1 us). */
 double proc_seconds(const struct model *m, const struct proc_model *p);
 
@@ -139,9 +137,9 @@ const char *kind_name(uint32_t kind);	/* "clock_gettime", "stat", ... */
 bool kind_is_tz(uint32_t kind);
 const char *loss_name(uint32_t loss);
 const char *libc_fn_name(uint32_t fn);
+/* Why no probe could count a function (LIBC_PROBE_* bits), or NULL. */
+const char *libc_unobservable_reason(uint8_t probe);
 /* Timed with entry and return probes (false: entry counted only). */
 bool libc_fn_timed(uint32_t fn);
-/* glibc re-checks the tz file on every call of these (its tzset.c). */
-bool libc_fn_rereads_tz(uint32_t fn);
 
 #endif /* CLOCKTRACE_MODEL_H */

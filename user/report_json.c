@@ -71,23 +71,11 @@ static const char *libc_state_name(enum libc_state st)
 	       "unknown";
 }
 
-/* Why a function has no count: the probe could not be placed. */
-static const char *unobservable_reason(uint8_t probe)
-{
-	if (probe & LIBC_PROBE_IFUNC)
-		return "the C library binds this symbol to the vDSO through an "
-		       "IFUNC: calls never pass the library symbol, so a uprobe "
-		       "cannot count them";
-	if (probe & LIBC_PROBE_MISSING)
-		return "the C library has no such function";
-	return NULL;
-}
-
 static void json_libc_fn(struct json *j, const struct model *m,
 			 const struct libc_stats *s, uint32_t f)
 {
 	uint8_t probe = m->libc.probe[f];
-	const char *reason = unobservable_reason(probe);
+	const char *reason = libc_unobservable_reason(probe);
 
 	json_obj_begin(j, libc_fn_name(f));
 	json_bool(j, "observable", !reason);
@@ -142,7 +130,7 @@ static void json_libc(struct json *j, const struct model *m,
 		const struct libc_stats *s = proc_libc(p, f);
 
 		/* Every unobservable function is said so; others when called. */
-		if (s->calls || unobservable_reason(m->libc.probe[f]))
+		if (s->calls || libc_unobservable_reason(m->libc.probe[f]))
 			json_libc_fn(j, m, s, f);
 	}
 	json_obj_end(j);

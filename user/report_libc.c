@@ -42,10 +42,12 @@ static void sum_stats(struct libc_stats *dst, const struct libc_stats *src)
 
 static void print_unseen(FILE *f, const struct model *m, uint32_t fn)
 {
-	if (m->libc.probe[fn] & LIBC_PROBE_IFUNC)
-		fprintf(f, "  %-14s not observable: an IFUNC bound to the vDSO, "
-			"calls never pass the library symbol\n",
-			libc_fn_name(fn));
+	const char *reason = libc_unobservable_reason(m->libc.probe[fn]);
+
+	/* The same words as the JSON report's "reason". */
+	if (reason)
+		fprintf(f, "  %-14s not observable: %s\n", libc_fn_name(fn),
+			reason);
 	else if (m->libc.probe[fn] & LIBC_PROBE_ALIAS)
 		fprintf(f, "  %-14s the same code as another function above: "
 			"its calls are counted there\n", libc_fn_name(fn));
