@@ -192,8 +192,7 @@ static __always_inline void latency_add(struct latency *l, __u64 ns, bool err)
 
 /*
  * The record_* functions are global (not inlined, not static): the verifier
- * checks each once on its own instead of once per path through sys_exit,
- * which made loading take tens of milliseconds.
+ * checks each once on its own instead of along every path through sys_exit.
  */
 __noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err)
 {

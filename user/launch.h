@@ -19,8 +19,6 @@ struct launch {
 	bool released;
 };
 
-struct run_user;
-
 /*
  * Resolves USER (name or uid) first, so a bad name fails before anything
  * is forked.  sigmask is what the child restores before exec.
