@@ -25,6 +25,8 @@ CPPFLAGS	+= -I$(OUT) -Ibpf -Iuser
 # statically, so a production host needs nothing but the C library.
 LIBS_STATIC	:= -lbpf -lelf -lz
 LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
+# libbpf's reads of the kernel BTF go through user/btf_vmlinux.c.
+LDFLAGS		+= -Wl,--wrap=btf__load_vmlinux_btf
 
 ifeq ($(SANITIZE),1)
 CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -42,7 +44,8 @@ USER_SRCS	:= $(wildcard user/*.c)
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
-IMPURE		:= main tracer collect session run attach top launch libc_probe privs
+IMPURE		:= main tracer collect session run attach top launch libc_probe privs \
+		   btf_vmlinux
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
