@@ -40,6 +40,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_HDRS	:= $(wildcard bpf/*.h)
 SKELS		:= $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+CORE_ROOTS	:= $(patsubst bpf/%.bpf.c,$(OUT)/%.core_roots.h,$(BPF_SRCS))
 USER_SRCS	:= $(wildcard user/*.c)
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
@@ -73,13 +74,25 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/%.o: user/%.c $(wildcard user/*.h) bpf/clocktrace.h $(SKELS) | $(OUT)
+$(OUT)/%.core_roots.h: $(OUT)/%.bpf.o tools/core-roots.sh
+	$(call msg,GEN-ROOTS,$@)
+	$(Q)tools/core-roots.sh $(BPFTOOL) $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.o: user/%.c $(wildcard user/*.h) bpf/clocktrace.h $(SKELS) \
+	    $(CORE_ROOTS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/clocktrace: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Proves user/core_btf.c's CO-RE target relocates as the whole BTF does.
+$(OUT)/core_btf_equal: tests/core_btf_equal.c $(OUT)/core_btf.o \
+		       $(OUT)/btf_vmlinux.o $(SKELS) $(CORE_ROOTS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(OUT)/core_btf.o \
+		$(OUT)/btf_vmlinux.o $(LDLIBS) -o $@
 
 $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
@@ -108,7 +121,8 @@ TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize chroot-tes
 TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS) \
+		$(OUT)/core_btf_equal
 	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
 
 # The seeds' reproducer traced twice: TZ unset, then with the fix.

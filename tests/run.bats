@@ -267,3 +267,21 @@ teardown() {
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"lacks CAP_PERFMON"* ]]
 }
+
+@test "run: CO-RE against the small kernel BTF relocates exactly as against the whole BTF" {
+	run "$ROOT/build/core_btf_equal"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ "small BTF: "[0-9]+" types" ]]
+	[[ "$output" =~ [1-9][0-9]*" programs, "[1-9][0-9]*" instructions identical" ]]
+}
+
+@test "run: the whole kernel BTF (CLOCKTRACE_FULL_BTF=1) gives the same exact counts" {
+	CLOCKTRACE_FULL_BTF=1 "$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" \
+		-D 1 -W 2 -k 5 -s CLOCK_PROCESS_CPUTIME_ID:3 2>"$T/err"
+	[ "$(grep -c '^WORKLOAD' "$T/err")" -eq 3 ]
+	[ "$(jqr "$T/r.json" '[.processes[].tz.paths["/etc/localtime"].stat] | add')" -eq \
+	  "$(workload_sum "$T/err" tz_stat)" ]
+	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq \
+	  "$(workload_sum "$T/err" clock_syscalls)" ]
+}

@@ -8,12 +8,17 @@
  * (libbpf 1.5 maps it itself).  The link step routes libbpf's calls here
  * (ld --wrap=btf__load_vmlinux_btf); on a kernel that refuses the mapping,
  * libbpf's own reader runs as before.
+ *
+ * The tracer parses the kernel's BTF before libbpf does (user/core_btf.c
+ * needs it); that copy is kept and given to libbpf's next load, so it is
+ * parsed once.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include "btf_vmlinux.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
@@ -37,7 +42,9 @@ static struct btf *btf_from_mapping(int fd)
 	return btf;
 }
 
-struct btf *__wrap_btf__load_vmlinux_btf(void)
+static struct btf *kept;
+
+static struct btf *load(void)
 {
 	struct btf *btf = NULL;
 	int fd;
@@ -48,4 +55,20 @@ struct btf *__wrap_btf__load_vmlinux_btf(void)
 		close(fd);
 	}
 	return btf ? btf : __real_btf__load_vmlinux_btf();
+}
+
+const struct btf *vmlinux_btf_keep(void)
+{
+	if (!kept)
+		kept = load();
+	return kept;
+}
+
+/* libbpf frees what it is given, so a kept copy is given only once. */
+struct btf *__wrap_btf__load_vmlinux_btf(void)
+{
+	struct btf *btf = kept;
+
+	kept = NULL;
+	return btf ? btf : load();
 }

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btf_vmlinux.h"
+#include "clocktrace.core_roots.h"
 #include "clocktrace.skel.h"
+#include "core_btf.h"
 #include "kfeatures.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
@@ -126,22 +131,41 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int tracer_open(struct tracer *t, const struct tracer_opts *opts)
+/*
+ * The CO-RE target: the kernel types our object names, copied into a memfd
+ * (user/core_btf.c) so that libbpf need not scan the whole kernel BTF once
+ * per type.  -1: libbpf relocates against the whole BTF.
+ */
+static int open_core_btf(char *path, size_t len)
 {
-	struct clocktrace_bpf *skel;
-	int err;
+	const struct btf *vmlinux;
+	struct btf *small;
+	int fd;
 
-	memset(t, 0, sizeof(*t));
-	t->opts = *opts;
-	verbose_libbpf = opts->verbose;
-	libbpf_set_print(libbpf_print);
-
-	skel = clocktrace_bpf__open();
-	if (!skel) {
-		warn("cannot open the BPF object: %s", strerror(errno));
+	if (getenv("CLOCKTRACE_FULL_BTF"))
 		return -1;
+	vmlinux = vmlinux_btf_keep();
+	if (!vmlinux)
+		return -1;
+	small = core_btf_build(vmlinux, core_roots, ARRAY_SIZE(core_roots));
+	if (!small)
+		return -1;
+	fd = core_btf_memfd(small, path, len);
+	btf__free(small);
+	return fd;
+}
+
+static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
+					    const char *core_btf, int *err)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, o, .btf_custom_path = core_btf);
+	struct clocktrace_bpf *skel;
+
+	skel = clocktrace_bpf__open_opts(&o);
+	if (!skel) {
+		*err = -errno;
+		return NULL;
 	}
-	t->skel = skel;
 	skel->rodata->trace_all = opts->trace_all;
 	skel->rodata->self_tgid = getpid();
 	if (opts->comm)
@@ -149,16 +173,42 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 			sizeof(skel->rodata->target_comm) - 1);
 	size_maps(skel, opts);
 	prepare_libc_progs(skel, opts->libc);
+	*err = clocktrace_bpf__load(skel);
+	if (*err) {
+		clocktrace_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
 
-	err = clocktrace_bpf__load(skel);
-	if (err) {
+int tracer_open(struct tracer *t, const struct tracer_opts *opts)
+{
+	char core_btf[64];
+	int err, fd;
+
+	memset(t, 0, sizeof(*t));
+	t->opts = *opts;
+	verbose_libbpf = opts->verbose;
+	libbpf_set_print(libbpf_print);
+
+	fd = open_core_btf(core_btf, sizeof(core_btf));
+	t->skel = open_and_load(opts, fd >= 0 ? core_btf : NULL, &err);
+	if (!t->skel && fd >= 0) {
+		if (opts->verbose)
+			warn("CO-RE against the kernel's types alone failed "
+			     "(%s): trying the whole kernel BTF", strerror(-err));
+		t->skel = open_and_load(opts, NULL, &err);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!t->skel) {
 		warn("cannot load the BPF programs: %s%s", strerror(-err),
 		     opts->verbose ? "" : " (run with -v for the verifier's log)");
-		goto fail;
+		return -1;
 	}
 	if (attach_tracepoints(t))
 		goto fail;
-	t->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event,
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event,
 				 t, NULL);
 	if (!t->rb) {
 		warn("cannot open the ring buffer: %s", strerror(errno));
