@@ -126,21 +126,19 @@ static __always_inline void note_caller_file(const struct caller_key *key)
 	bpf_map_update_elem(&caller_files, key, &cf, BPF_NOEXIST);
 }
 
+/*
+ * At a return probe the kernel has already put the caller's return address
+ * back in ip: the call site costs no read of the user stack.
+ */
 static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
 					  __u32 fn)
 {
-	struct caller_key key = { .tgid = tgid, .fn = fn };
+	struct caller_key key = {
+		.tgid = tgid, .fn = fn, .ret_addr = PT_REGS_IP(ctx),
+	};
 	static const __u64 zero;
 	__u64 *n;
 
-	/*
-	 * Timed functions are probed where sp is still the entry's (the
-	 * placement in user/probe_place.c insists on it): the return address
-	 * is at sp.
-	 */
-	if (bpf_probe_read_user(&key.ret_addr, sizeof(key.ret_addr),
-				(void *)PT_REGS_SP(ctx)))
-		return;
 	n = bpf_map_lookup_elem(&callers, &key);
 	if (!n) {
 		note_caller_file(&key);
@@ -196,7 +194,6 @@ int libc_entry(struct pt_regs *ctx)
 		}
 		return 0;
 	}
-	record_caller(ctx, tgid, fn);
 	ts->libc_fn = fn;
 	ts->libc_depth = 1;
 	ts->libc_start_ns = bpf_ktime_get_ns();
@@ -211,8 +208,7 @@ int libc_return(struct pt_regs *ctx)
 	struct libc_stats *s;
 	__u64 ns;
 
-	if (!is_traced(tgid))
-		return 0;
+	/* Only a traced process's entry opened a call (libc_depth > 0). */
 	ts = thread_state(false);
 	if (!ts || ts->libc_depth == 0)
 		return 0;
@@ -223,6 +219,7 @@ int libc_return(struct pt_regs *ctx)
 	if (--ts->libc_depth > 0)
 		return 0;
 	ns = bpf_ktime_get_ns() - ts->libc_start_ns;
+	record_caller(ctx, tgid, ts->libc_fn);
 	s = libc_stats_of(tgid, ts->libc_fn);
 	ts->libc_fn = 0;
 	if (!s)

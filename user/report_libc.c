@@ -178,7 +178,7 @@ static void print_sites(FILE *f, const struct model *m)
 	if (!n)
 		return;
 	qsort(v, n, sizeof(*v), by_count);
-	fprintf(f, "\n  Top call sites (return address at entry):\n");
+	fprintf(f, "\n  Top call sites (return addresses):\n");
 	for (size_t i = 0; i < n && i < TOP_CALLERS; i++) {
 		char cnt[32], name[160];
 
