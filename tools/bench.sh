@@ -8,12 +8,24 @@
 #
 #   tools/bench.sh            full run, about 5-10 minutes
 #   QUICK=1 tools/bench.sh    1-2 minutes: smaller N, 3 runs each
+#   ONLY=untraced tools/bench.sh   section 5 alone (cost to untraced
+#                             processes and its mechanism floors); writes
+#                             build/bench/untraced.{json,txt}, leaves
+#                             latest.json alone
 #
 # Knobs (environment): RUNS, N, M (reference workload: tzloop -n N -c 1
 # -s CLOCK_PROCESS_CPUTIME_ID:M), SMALL_DIV (strace and perf trace run
-# N/SMALL_DIV, M/SMALL_DIV), SYSLOOP_N (untraced-process cost), CAP_SECONDS.
+# N/SMALL_DIV, M/SMALL_DIV), SYSLOOP_N and SYSLOOP_K (untraced-process cost:
+# SYSLOOP_N syscalls of each kind per variant and round, timed in SYSLOOP_K
+# slices), CAP_SECONDS,
+# ONLY (empty: everything; untraced: section 5 only).
 set -u
 cd "$(dirname "$0")/.." || exit 1
+ONLY=${ONLY:-}
+case $ONLY in
+''|untraced) ;;
+*) echo "bench: ONLY=$ONLY: only ONLY=untraced is supported" >&2; exit 2 ;;
+esac
 
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
@@ -25,6 +37,7 @@ else
 	SYSLOOP_N=${SYSLOOP_N:-2000000} CAP_SECONDS=${CAP_SECONDS:-5}
 	FLOOR_ALONGSIDE=1
 fi
+SYSLOOP_K=${SYSLOOP_K:-10}
 NS=$((N / SMALL_DIV)) MS=$((M / SMALL_DIV))
 
 OUT=build/bench
@@ -39,7 +52,7 @@ RUNS_TSV=$TMP/runs.tsv
 say() { printf 'bench: %s\n' "$*" >&2; }
 
 # --- peers and helpers ------------------------------------------------------
-tools/install-deps.sh bench || say "some peers could not be installed"
+[ -n "$ONLY" ] || tools/install-deps.sh bench || say "some peers could not be installed"
 [ -x tools/tzloop ] && [ -x tools/clockthreads ] &&
 	[ -x tools/forktree ] || { say "run make all first"; exit 1; }
 
@@ -51,6 +64,11 @@ build_helpers() {
 		-Wall -c tools/bench/floor.bpf.c -o $OUT/floor.bpf.o &&
 	$BPFTOOL gen skeleton $OUT/floor.bpf.o name floor_bpf >$OUT/floor.skel.h &&
 	$CC -O2 -Wall -I$OUT -o $OUT/floor tools/bench/floor.c \
+		-Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic &&
+	$CLANG -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ivmlinux/x86 \
+		-Wall -c tools/bench/mechfloor.bpf.c -o $OUT/mechfloor.bpf.o &&
+	$BPFTOOL gen skeleton $OUT/mechfloor.bpf.o name mechfloor_bpf >$OUT/mechfloor.skel.h &&
+	$CC -O2 -Wall -I$OUT -o $OUT/mechfloor tools/bench/mechfloor.c \
 		-Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
 }
 build_helpers || { say "cannot build tools/bench helpers"; exit 1; }
@@ -148,6 +166,7 @@ say "QUICK=$QUICK runs=$RUNS N=$N M=$M (strace/perf: N=$NS M=$MS) $(cat "$TMP/st
 W=(tools/tzloop -n "$N" -c 1 -s CLOCK_PROCESS_CPUTIME_ID:"$M")
 WS=(tools/tzloop -n "$NS" -c 1 -s CLOCK_PROCESS_CPUTIME_ID:"$MS")
 
+if [ "$ONLY" != untraced ]; then # sections 1-4
 say "1/7 start-up + tear-down (<tool> /bin/true)"
 group startup "untraced clocktrace libc floor bpftrace strace perf" /bin/true
 
@@ -193,32 +212,127 @@ $OUT/rstat "$TMP/p2k.rs" $CT run --json -o "$TMP/p2k.json" -- \
 	tools/forktree -D 1 -W 2000 -C >/dev/null 2>"$TMP/p2k.err"
 echo "procs2000_rusage=$(cat "$TMP/p2k.rs")" >>"$CAP"
 echo "procs2000_lines=$(grep -c '^WORKLOAD' "$TMP/p2k.err")" >>"$CAP"
+fi # sections 1-4
 
 # --- cost to processes that are not traced -----------------------------------
-say "5/7 cost to untraced processes (sysloop x $SYSLOOP_N)"
-UNT=$TMP/untraced.tsv
-: >"$UNT"
-alongside() { # VARIANT: run the three sysloops while VARIANT traces sleep
-	local v=$1 r=$2 bg= mode
+# sysloop (getppid, clock_gettime, newfstatat on /tmp) alone and while each
+# variant is attached, all variants in every round, the order rotated from
+# round to round so that drift does not always land on the same one:
+#   none         nothing attached
+#   clocktrace   clocktrace run -- sleep 600
+#   floor        the minimal libbpf counter (full runs only)
+#   rawtp-empty  empty programs on tp_btf/sys_enter + sys_exit: the least any
+#                raw-syscall-tracepoint tool can cost
+#   classic-tp   empty programs on syscalls/sys_{enter,exit}_clock_gettime:
+#                what a per-syscall tracepoint design costs other syscalls
+#                and the traced one
+#   fentry, kprobe, lsm: hooks on the functions alone, measured where they
+#                load; elsewhere the table says why not (mechfloor's reason).
+say "5/7 cost to untraced processes (sysloop x $SYSLOOP_N in $SYSLOOP_K slices)"
+UNT=$TMP/untraced.tsv MFS=$TMP/mechfloor.tsv MFU=$TMP/mechfloor.unavailable
+: >"$UNT"; : >"$MFS"; : >"$MFU"
+# mf_start MODE OUTFILE: start mechfloor MODE, wait until it is attached
+# (sets bg) or has said it cannot be (returns 1).
+mf_start() {
+	local i=0
+	$OUT/mechfloor "$1" >"$2" 2>&1 &
+	bg=$!
+	while [ $i -lt 200 ] && kill -0 "$bg" 2>/dev/null &&
+	      ! grep -qE '^(ready|unavailable)' "$2"; do
+		sleep 0.05; i=$((i + 1))
+	done
+	grep -q '^ready' "$2" && return 0
+	kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=
+	return 1
+}
+# mf_stop: SIGTERM to mechfloor $bg, wait for its exit; stop_ns = the wall
+# time that took (not in a subshell: only this shell can wait for it).
+mf_stop() {
+	local t0 t1
+	t0=$(date +%s%N)
+	kill -TERM "$bg"
+	wait "$bg" 2>/dev/null
+	t1=$(date +%s%N)
+	stop_ns=$((t1 - t0))
+}
+MECH=
+for m in rawtp-empty classic-tp fentry kprobe lsm; do
+	bg=
+	if mf_start "$m" "$TMP/mf.$m.probe"; then
+		mf_stop
+		MECH="$MECH $m"
+	else
+		r=$(sed -n 's/^unavailable mode=[^ ]* err=\([^ ]*\) reason=\(.*\)/not available: \1 (\2)/p' "$TMP/mf.$m.probe")
+		printf '%s\t%s\n' "$m" "${r:-not available: $(tail -1 "$TMP/mf.$m.probe")}" >>"$MFU"
+	fi
+done
+# Raw sys_enter/sys_exit links of other tools (another clocktrace, a test
+# suite): they put every task on the slow syscall path, `none` included, and
+# hide what the variants add.  Counted before and after each variant.
+foreign_links() { bpftool link list 2>/dev/null | grep -cE "tp 'sys_(enter|exit)'"; }
+alongside() { # VARIANT ROUND: the three sysloops while VARIANT is attached
+	local v=$1 r=$2 bg= mode x t0 t1 of=$TMP/mf.$1.$2.out fl
+	fl=$(foreign_links)
 	case $v in
+	none) ;;
 	clocktrace) $CT run -o /dev/null -- sleep 600 >/dev/null 2>&1 & bg=$! ;;
 	floor)      $OUT/floor -o /dev/null -- sleep 600 >/dev/null 2>&1 & bg=$! ;;
+	*)          mf_start "$v" "$of" || { printf '%s\t%s\tfailed\n' "$v" "$r" >>"$MFS"; return; } ;;
 	esac
-	[ -n "$bg" ] && sleep 0.7
+	# clocktrace and floor have no ready line: give them time to attach.
+	case $v in none) ;; clocktrace|floor) sleep 0.7 ;; *) sleep 0.2 ;; esac
+	# SYSLOOP_N calls in SYSLOOP_K timed slices: the least disturbed slice
+	# (other work on the machine only ever adds) and the median slice.
 	for mode in getppid clock stat; do
-		x=$($OUT/sysloop $mode "$SYSLOOP_N" | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p')
-		printf '%s\t%s\t%s\t%s\n' "$v" "$mode" "$r" "$x" >>"$UNT"
+		x=$($OUT/sysloop $mode $((SYSLOOP_N / SYSLOOP_K)) "$SYSLOOP_K" |
+			sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p' | sort -g |
+			awk '{ v[NR] = $1 } END { if (NR) printf "%s\t%s", v[1], NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		printf '%s\t%s\t%s\t%s\n' "$v" "$mode" "$r" "$x" >>"$UNT.$v"
 	done
-	if [ -n "$bg" ]; then
+	case $v in
+	none) ;;
+	clocktrace|floor)
+		# Tear-down: from killing the traced sleep to the tracer's exit.
+		t0=$(date +%s%N)
 		for c in $(pgrep -P "$bg"); do kill "$c"; done
 		wait "$bg" 2>/dev/null
-	fi
+		t1=$(date +%s%N)
+		printf '%s\t%s\t%s\t-\t-\n' "$v" "$r" $((t1 - t0)) >>"$MFS" ;;
+	*)
+		# Detach: from SIGTERM to mechfloor's exit, and its own
+		# measure of destroying the links and programs.
+		mf_stop
+		printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$r" "$stop_ns" \
+			"$(sed -n 's/.*detach_ns=\([0-9]*\).*/\1/p' "$of")" \
+			"$(sed -n 's/.*attach_ns=\([0-9]*\).*/\1/p' "$of")" >>"$MFS" ;;
+	esac
+	x=$(foreign_links)
+	[ "$x" -gt "$fl" ] && fl=$x
+	sed "s/\$/\t$fl/" "$UNT.$v" >>"$UNT"
+	rm -f "$UNT.$v"
 }
 VARIANTS="none clocktrace"
-[ "$FLOOR_ALONGSIDE" = 1 ] && VARIANTS="none clocktrace floor"
-for r in $(seq 0 "$RUNS"); do
-	for v in $VARIANTS; do alongside "$v" "$r"; done
-	printf '.' >&2
+[ "$FLOOR_ALONGSIDE" = 1 ] && VARIANTS="$VARIANTS floor"
+VARIANTS="$VARIANTS$MECH"
+say "  variants: $VARIANTS$([ -s "$MFU" ] && printf '; not available: %s' "$(cut -f1 "$MFU" | tr '\n' ' ')")"
+set -- $VARIANTS
+NV=$#
+# Round 0 warms up; then rounds until RUNS of them were clean (no foreign
+# syscall tracepoints), at most 3 x RUNS: report.py leaves the others out.
+# Before each round, up to 10 s of waiting for foreign tracers to go.
+r=0 clean=0
+while [ $r -eq 0 ] || { [ $clean -lt "$RUNS" ] && [ $r -le $((3 * RUNS)) ]; }; do
+	for _ in $(seq 50); do [ "$(foreign_links)" = 0 ] && break; sleep 0.2; done
+	set -- $VARIANTS
+	for _ in $(seq $((r % NV))); do set -- "$@" "$1"; shift; done
+	for v in "$@"; do alongside "$v" "$r"; done
+	if awk -v r=$r '$3 == r && $6 > 0 { f = 1 } END { exit !f }' "$UNT"; then
+		printf 'x' >&2
+	else
+		[ $r -gt 0 ] && clean=$((clean + 1))
+		printf '.' >&2
+	fi
+	r=$((r + 1))
 done
 printf '\n' >&2
 
@@ -227,6 +341,7 @@ printf '\n' >&2
 # kernel's per-program run_time_ns does not (it leaves out the tracepoint
 # dispatch, which is the same for every raw-tracepoint tool).  Enabled only
 # for this section: it costs two clock reads per program run.
+if [ "$ONLY" != untraced ]; then # sections 6-7
 say "6/7 BPF run time per event (kernel.bpf_stats_enabled)"
 BS=$TMP/bpfstats.tsv
 : >"$BS"
@@ -321,12 +436,20 @@ attach_busy() {
 			printf "attach to a busy process: %.0f ns per clock_gettime syscall before, %.0f attached (+%.0f ns, %.2fx), %.0f after detach (medians of %d, %d, %d rounds of 200,000)\n", bx, by, by - bx, by / bx, bz, nx, ny, nz }' "$f"
 }
 attach_busy | tee "$OUT/attach.txt"
+fi # sections 6-7
 
 machine_state >"$TMP/state.after"
 END=$(date +%s)
 
+if [ "$ONLY" = untraced ]; then
+	python3 tools/bench/report.py --only untraced --tmp "$TMP" \
+		--out "$OUT/untraced.json" --quick "$QUICK" --runs "$RUNS" \
+		--n "$N" --m "$M" --ns "$NS" --ms "$MS" --sysloop-n "$SYSLOOP_N" --sysloop-k "$SYSLOOP_K" \
+		--seconds $((END - START)) --cap-seconds "$CAP_SECONDS"
+	exit
+fi
 [ -f "$OUT/latest.json" ] && cp "$OUT/latest.json" "$OUT/previous.json"
 python3 tools/bench/report.py --tmp "$TMP" --out "$OUT/latest.json" \
 	--previous "$OUT/previous.json" --quick "$QUICK" --runs "$RUNS" \
-	--n "$N" --m "$M" --ns "$NS" --ms "$MS" --sysloop-n "$SYSLOOP_N" \
+	--n "$N" --m "$M" --ns "$NS" --ms "$MS" --sysloop-n "$SYSLOOP_N" --sysloop-k "$SYSLOOP_K" \
 	--seconds $((END - START)) --cap-seconds "$CAP_SECONDS"
