@@ -166,25 +166,25 @@ static __always_inline int count_call(struct pt_regs *ctx, __u32 tgid,
 	return 0;
 }
 
-SEC("uprobe")
-int libc_entry(struct pt_regs *ctx)
+/*
+ * A timed function's entry.  Returns true when it opened the thread's
+ * outermost call, whose return must close it.  With two links (entry and
+ * return programs) every call comes back through the return program, so
+ * nested calls are counted in libc_depth; a session link returns only for
+ * the calls that ask (see libc_session).
+ */
+static __always_inline bool enter_timed(__u32 tgid, __u32 fn, bool session)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 fn = cookie & LIBC_COOKIE_FN;
-	struct thread_state *ts;
+	struct thread_state *ts = thread_state(true);
 
-	if (!is_traced(tgid))
-		return 0;
-	if (cookie & LIBC_COOKIE_COUNT_ONLY)
-		return count_call(ctx, tgid, fn);
-	ts = thread_state(true);
 	if (!ts) {
 		count_loss(LOSS_THREAD_STATE);
-		return 0;
+		return false;
 	}
 	if (ts->libc_depth > 0) {
 		/* mktime calls tzset and localtime_r: count the outer call. */
+		if (session)
+			return false;
 		if (ts->libc_depth < LIBC_NESTED_MAX) {
 			ts->libc_depth++;
 		} else {
@@ -192,16 +192,15 @@ int libc_entry(struct pt_regs *ctx)
 			ts->libc_overflow++;
 			count_loss(LOSS_LIBC_NESTING);
 		}
-		return 0;
+		return false;
 	}
 	ts->libc_fn = fn;
 	ts->libc_depth = 1;
 	ts->libc_start_ns = bpf_ktime_get_ns();
-	return 0;
+	return true;
 }
 
-SEC("uretprobe")
-int libc_return(struct pt_regs *ctx)
+static __always_inline int leave_timed(struct pt_regs *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct thread_state *ts;
@@ -227,6 +226,51 @@ int libc_return(struct pt_regs *ctx)
 	__sync_fetch_and_add(&s->calls, 1);
 	latency_add(&s->lat, ns, false);
 	return 0;
+}
+
+/* Whether this call needs its return seen. */
+static __always_inline bool libc_enter(struct pt_regs *ctx, bool session)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 fn = cookie & LIBC_COOKIE_FN;
+
+	if (!is_traced(tgid))
+		return false;
+	if (cookie & LIBC_COOKIE_COUNT_ONLY) {
+		count_call(ctx, tgid, fn);
+		return false;
+	}
+	return enter_timed(tgid, fn, session);
+}
+
+SEC("uprobe")
+int libc_entry(struct pt_regs *ctx)
+{
+	libc_enter(ctx, false);
+	return 0;
+}
+
+SEC("uretprobe")
+int libc_return(struct pt_regs *ctx)
+{
+	return leave_timed(ctx);
+}
+
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+/*
+ * Linux >= 6.13: one uprobe session link runs this at entry and, when the
+ * entry returns 0, at return.  Count-only functions, nested calls and
+ * untraced processes return 1 and so skip the return's cost.  Loaded only
+ * where the kernel has sessions (the kfunc is weak for that reason).
+ */
+SEC("uprobe")
+int libc_session(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return())
+		return leave_timed(ctx);
+	return libc_enter(ctx, true) ? 0 : 1;
 }
 
 #endif /* CLOCKTRACE_LIBC_BPF_H */

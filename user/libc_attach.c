@@ -116,23 +116,22 @@ static struct bpf_program *slot_prog(struct tracer *t, enum link_slot slot)
 				     t->skel->progs.libc_entry;
 }
 
-static bool loaded_as_multi(struct bpf_program *prog)
+enum libc_links libc_attach_links(struct tracer *t)
 {
-	return (int)bpf_program__expected_attach_type(prog) ==
-	       UPROBE_MULTI_ATTACH_TYPE;
-}
-
-bool libc_attach_multi(struct tracer *t)
-{
-	return loaded_as_multi(t->skel->progs.libc_entry);
+	if (bpf_program__fd(t->skel->progs.libc_session) >= 0)
+		return LIBC_LINKS_SESSION;
+	if ((int)bpf_program__expected_attach_type(t->skel->progs.libc_entry) ==
+	    UPROBE_MULTI_ATTACH_TYPE)
+		return LIBC_LINKS_MULTI;
+	return LIBC_LINKS_CLASSIC;
 }
 
 static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
-			const struct probe_set *set, enum link_slot slot)
+			const struct probe_set *set, enum link_slot slot,
+			enum uprobe_link_kind kind)
 {
 	int fd = uprobe_multi_attach(bpf_program__fd(prog), lib->path,
-				     set->offs, set->cookies, set->n,
-				     slot == SLOT_RETURN);
+				     set->offs, set->cookies, set->n, kind);
 
 	if (fd < 0) {
 		warn("--libc: cannot attach %s to %s: %s",
@@ -174,6 +173,8 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 {
 	struct probe_set sets[SLOT_MAX] = {};
 	struct elf_syms *syms = elf_syms_load(lib->path);
+	enum libc_links links;
+	uint32_t n_timed;
 	int ok = 0;
 
 	for (int i = 0; i < SLOT_MAX; i++)
@@ -184,20 +185,35 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 	}
 	plan(lib, syms, sets);
 	elf_syms_free(syms);
-	for (int slot = 0; slot < SLOT_MAX; slot++) {
+	links = libc_attach_links(t);
+	n_timed = sets[SLOT_RETURN].n;
+	if (links == LIBC_LINKS_SESSION) {
+		/* Its entry asks for the return when it needs one. */
+		if (sets[SLOT_ENTRY].n &&
+		    !attach_multi(lib, t->skel->progs.libc_session,
+				  &sets[SLOT_ENTRY], SLOT_ENTRY,
+				  UPROBE_LINK_SESSION))
+			ok++;
+		sets[SLOT_RETURN].n = 0;
+	}
+	for (int slot = 0; links != LIBC_LINKS_SESSION && slot < SLOT_MAX;
+	     slot++) {
 		struct bpf_program *prog = slot_prog(t, slot);
 
 		if (!sets[slot].n)
 			continue;
-		if (loaded_as_multi(prog) ?
-		    !attach_multi(lib, prog, &sets[slot], slot) :
+		if (links == LIBC_LINKS_MULTI ?
+		    !attach_multi(lib, prog, &sets[slot], slot,
+				  slot == SLOT_RETURN ? UPROBE_LINK_RETURN :
+							UPROBE_LINK_ENTRY) :
 		    !attach_classic(lib, prog, &sets[slot], slot))
 			ok++;
 	}
 	if (verbose)
 		fprintf(stderr, "clocktrace: --libc: %s: %u entry, %u return "
-			"probes\n", lib->path, sets[SLOT_ENTRY].n,
-			sets[SLOT_RETURN].n);
+			"probes (%s)\n", lib->path, sets[SLOT_ENTRY].n,
+			links == LIBC_LINKS_SESSION ? n_timed : sets[SLOT_RETURN].n,
+			libc_links_name(links));
 	return ok ? 0 : -1;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The probes on one C library file: symbols to file offsets, placement,
- * and one uprobe-multi link per program (classic uprobes where the kernel
- * has no uprobe-multi).
+ * and one uprobe session link (Linux >= 6.13), or one uprobe-multi link
+ * per program (>= 6.6), or classic uprobes.
  */
 #ifndef CLOCKTRACE_LIBC_ATTACH_H
 #define CLOCKTRACE_LIBC_ATTACH_H
@@ -28,8 +28,8 @@ struct libc_lib {
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
 };
 
-/* Whether the programs were loaded for uprobe-multi links. */
-bool libc_attach_multi(struct tracer *t);
+/* The kind of links the loaded programs were prepared for. */
+enum libc_links libc_attach_links(struct tracer *t);
 /* Attaches every probe of lib->path; 0 when at least one is in place. */
 int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose);
 /* Closes what is still open (see libc_probe_close for the fast path). */

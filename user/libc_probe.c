@@ -206,7 +206,7 @@ void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose)
 	memset(lp, 0, sizeof(*lp));
 	lp->verbose = verbose;
 	lp->tracer = t;
-	lp->run.multi = libc_attach_multi(t);
+	lp->run.links = libc_attach_links(t);
 	if (scan_maps(lp, getpid(), &ms) || !ms.libc)
 		return;
 	probe_lib(lp, getpid(), ms.libc, false);
@@ -283,7 +283,7 @@ void libc_probe_close(struct libc_probe *lp)
 			"%.1f ms, detached in %.1f ms (%s)\n", lp->nlibs,
 			lp->nlibs == 1 ? "y" : "ies", lp->run.attach_ns / 1e6,
 			(now_ns() - t0) / 1e6,
-			lp->run.multi ? "uprobe-multi" : "classic uprobes");
+			libc_links_name(lp->run.links));
 	free(lp->libs);
 	callsite_free(lp);
 	memset(lp, 0, sizeof(*lp));

@@ -68,6 +68,18 @@ const char *libc_fn_name(uint32_t fn)
 	return fn < LIBC_FN_MAX ? libc_names[fn] : "?";
 }
 
+const char *libc_links_name(uint8_t links)
+{
+	switch (links) {
+	case LIBC_LINKS_SESSION:
+		return "a uprobe session link";
+	case LIBC_LINKS_MULTI:
+		return "uprobe-multi links";
+	default:
+		return "classic uprobes";
+	}
+}
+
 const char *libc_unobservable_reason(uint8_t probe)
 {
 	if (probe & LIBC_PROBE_IFUNC)

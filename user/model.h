@@ -74,9 +74,16 @@ struct proc_model {
 #define LIBC_PROBE_MISSING	(1u << 3)	/* no such symbol */
 #define LIBC_PROBE_ALIAS	(1u << 4)	/* same code as an earlier function */
 
+/* How the library probes are linked, cheapest first. */
+enum libc_links {
+	LIBC_LINKS_CLASSIC,		/* one classic uprobe per function */
+	LIBC_LINKS_MULTI,		/* uprobe-multi: an entry and a return link */
+	LIBC_LINKS_SESSION,		/* one uprobe session link */
+};
+
 struct libc_run {
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
-	bool multi;			/* one uprobe-multi link per program */
+	uint8_t links;			/* enum libc_links */
 	uint32_t libs;			/* distinct library files probed */
 	uint32_t late_libs;		/* first seen in a running process */
 	uint64_t attach_ns;		/* all attaches together */
@@ -137,6 +144,8 @@ const char *kind_name(uint32_t kind);	/* "clock_gettime", "stat", ... */
 bool kind_is_tz(uint32_t kind);
 const char *loss_name(uint32_t loss);
 const char *libc_fn_name(uint32_t fn);
+/* "a uprobe session link", "uprobe-multi links" or "classic uprobes". */
+const char *libc_links_name(uint8_t links);
 /* Why no probe could count a function (LIBC_PROBE_* bits), or NULL. */
 const char *libc_unobservable_reason(uint8_t probe);
 /* Timed with entry and return probes (false: entry counted only). */

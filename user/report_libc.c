@@ -248,7 +248,7 @@ static void print_placement(FILE *f, const struct model *m)
 
 	fprintf(f, "  %u librar%s probed with %s", m->libc.libs,
 		m->libc.libs == 1 ? "y" : "ies",
-		m->libc.multi ? "uprobe-multi links" : "classic uprobes");
+		libc_links_name(m->libc.links));
 	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
 		if (!(m->libc.probe[fn] & LIBC_PROBE_STEPPED))
 			continue;

@@ -39,30 +39,33 @@ static int link_create(const struct uprobe_multi_attr *attr)
 }
 
 int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
-			const uint64_t *cookies, uint32_t cnt, bool retprobe)
+			const uint64_t *cookies, uint32_t cnt,
+			enum uprobe_link_kind kind)
 {
 	struct uprobe_multi_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog_fd;
-	attr.attach_type = UPROBE_MULTI_ATTACH_TYPE;
+	attr.attach_type = kind == UPROBE_LINK_SESSION ?
+			   UPROBE_SESSION_ATTACH_TYPE : UPROBE_MULTI_ATTACH_TYPE;
 	attr.path = (uintptr_t)path;
 	attr.offsets = (uintptr_t)offsets;
 	attr.cookies = (uintptr_t)cookies;
 	attr.cnt = cnt;
-	attr.multi_flags = retprobe ? UPROBE_MULTI_F_RETURN : 0;
+	attr.multi_flags = kind == UPROBE_LINK_RETURN ? UPROBE_MULTI_F_RETURN : 0;
 	return link_create(&attr);
 }
 
 /* A program that does nothing, of the type uprobe-multi links take. */
-static int load_probe_prog(void)
+static int load_probe_prog(enum uprobe_link_kind kind)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .expected_attach_type = UPROBE_MULTI_ATTACH_TYPE);
+		    .expected_attach_type = kind == UPROBE_LINK_SESSION ?
+			UPROBE_SESSION_ATTACH_TYPE : UPROBE_MULTI_ATTACH_TYPE);
 
 	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ct_umulti_probe", "GPL",
 			     insns, 2, &opts);
@@ -73,15 +76,15 @@ static int load_probe_prog(void)
  * attached, and fails with ENOENT on a path that does not exist; older
  * kernels reject the attach type itself (EINVAL).
  */
-static bool probe_kernel(void)
+static bool probe_kernel(enum uprobe_link_kind kind)
 {
 	const char *missing = "/nonexistent/clocktrace-uprobe-multi-probe";
 	uint64_t offset = 0;
-	int prog = load_probe_prog(), link;
+	int prog = load_probe_prog(kind), link;
 
 	if (prog < 0)
 		return false;
-	link = uprobe_multi_attach(prog, missing, &offset, NULL, 1, false);
+	link = uprobe_multi_attach(prog, missing, &offset, NULL, 1, kind);
 	if (link >= 0)
 		close(link);
 	close(prog);
@@ -95,7 +98,18 @@ bool uprobe_multi_supported(void)
 	/* CLOCKTRACE_NO_UPROBE_MULTI=1: the classic fallback, to measure it. */
 	if (supported < 0)
 		supported = !getenv("CLOCKTRACE_NO_UPROBE_MULTI") &&
-			    probe_kernel();
+			    probe_kernel(UPROBE_LINK_ENTRY);
+	return supported;
+}
+
+bool uprobe_session_supported(void)
+{
+	static int supported = -1;
+
+	if (supported < 0)
+		supported = !getenv("CLOCKTRACE_NO_UPROBE_SESSION") &&
+			    uprobe_multi_supported() &&
+			    probe_kernel(UPROBE_LINK_SESSION);
 	return supported;
 }
 

@@ -15,20 +15,31 @@
 /* From Linux's uapi bpf.h, newer than the headers we build against. */
 #define UPROBE_MULTI_ATTACH_TYPE	48	/* BPF_TRACE_UPROBE_MULTI */
 #define UPROBE_MULTI_F_RETURN		1u	/* BPF_F_UPROBE_MULTI_RETURN */
+#define UPROBE_SESSION_ATTACH_TYPE	57	/* BPF_TRACE_UPROBE_SESSION */
+
+enum uprobe_link_kind {
+	UPROBE_LINK_ENTRY,
+	UPROBE_LINK_RETURN,
+	UPROBE_LINK_SESSION,	/* Linux >= 6.13: entry, and return on request */
+};
 
 /*
  * Whether this kernel creates uprobe-multi links.  Decided once, without
  * attaching anything: the answer is cached.
  */
 bool uprobe_multi_supported(void);
+/* The same for uprobe session links (CLOCKTRACE_NO_UPROBE_SESSION=1: no). */
+bool uprobe_session_supported(void);
 
 /*
  * Attaches prog_fd (loaded with expected attach type
- * UPROBE_MULTI_ATTACH_TYPE) at cnt file offsets of path, for every process
- * (pid filter none).  Returns the link fd, or -errno.  Close it to detach.
+ * UPROBE_MULTI_ATTACH_TYPE, or UPROBE_SESSION_ATTACH_TYPE for a session)
+ * at cnt file offsets of path, for every process (pid filter none).
+ * Returns the link fd, or -errno.  Close it to detach.
  */
 int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
-			const uint64_t *cookies, uint32_t cnt, bool retprobe);
+			const uint64_t *cookies, uint32_t cnt,
+			enum uprobe_link_kind kind);
 
 /*
  * Closes every link fd >= 0 of fds at once and sets it to -1.  Each
