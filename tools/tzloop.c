@@ -37,6 +37,7 @@ enum mode {
 	MODE_CTIME,
 	MODE_STRFTIME,
 	MODE_GMTIME,
+	MODE_CLOCK,
 	MODE_NONE,
 };
 
@@ -49,6 +50,7 @@ static const char *const mode_names[] = {
 	[MODE_CTIME]		= "ctime",
 	[MODE_STRFTIME]		= "strftime",
 	[MODE_GMTIME]		= "gmtime",
+	[MODE_CLOCK]		= "clock",
 	[MODE_NONE]		= "none",
 };
 
@@ -90,7 +92,9 @@ __attribute__((noreturn)) static void usage(void)
 		"  -n ITER         iterations per process (default 10000)\n"
 		"  -c CHILDREN     forked children (default 1, 0 = parent only)\n"
 		"  -m MODE         seed|localtime|localtime_r|mktime|tzset|ctime|\n"
-		"                  strftime|gmtime|none (default seed)\n"
+		"                  strftime|gmtime|clock|none (default seed);\n"
+		"                  clock: clock_gettime(CLOCK_MONOTONIC) through\n"
+		"                  the C library (the vDSO)\n"
 		"  -s CLOCK:COUNT  COUNT forced clock_gettime syscalls per process;\n"
 		"                  CLOCK is CLOCK_MONOTONIC, monotonic, 1, ... (repeatable)\n"
 		"  -p              parent does no loop, only forks the children\n"
@@ -203,6 +207,7 @@ static void run_strftime(unsigned long n, struct counts *cnt)
 static void run_simple(enum mode mode, unsigned long n, struct counts *cnt)
 {
 	const time_t t = FIXED_EPOCH;
+	struct timespec ts;
 	struct tm tm;
 	unsigned long i;
 
@@ -223,6 +228,9 @@ static void run_simple(enum mode mode, unsigned long n, struct counts *cnt)
 		case MODE_GMTIME:
 			gmtime(&t);
 			break;
+		case MODE_CLOCK:
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			break;
 		default:
 			return;
 		}
@@ -233,6 +241,8 @@ static void run_simple(enum mode mode, unsigned long n, struct counts *cnt)
 		cnt->localtime_r += n;
 	else if (mode == MODE_TZSET)
 		cnt->tzset += n;
+	else if (mode == MODE_CLOCK)
+		cnt->vdso_clock_gettime += n;
 	cnt->libc += n;
 }
 

@@ -7,19 +7,20 @@
 #include "util.h"
 
 /*
- * Cost of one probe hit on the reference VM (Linux 6.18, 2 vCPUs), measured
- * with `clocktrace run [--libc] -- LOOP 200000` against the same run
- * without --libc, median of 3, (traced - untraced) / calls:
- * - entry probe on an instruction the kernel emulates: a clock_gettime
- *   loop (count-only probe on its `je`): 2.5 us;
- * - the same on a single-stepped first instruction
- *   (CLOCKTRACE_LIBC_FIRST_INSN=1): 9.5 us;
- * - a return probe: tzloop -m localtime_r costs 3.3 us per call with both
- *   probes on its emulated `jmp`, so 0.8 us for the return.
+ * Cost of one probe hit on the reference VM (Linux 6.18, 2 vCPUs, uprobe
+ * session link), measured as the time tools/tzloop -n 100000 -c 0 -m MODE
+ * adds under `clocktrace run --libc`, median of 5 runs interleaved with
+ * untraced ones, per call:
+ * - an entry on an instruction the kernel emulates: -m clock (count-only
+ *   clock_gettime, probe on its `je`): 1.4 us;
+ * - a return: -m localtime_r, entry and return on its emulated `jmp`:
+ *   3.1 us, so 1.6 us for the return;
+ * - a single-stepped entry: -m tzset adds 9.5 us, of which 1.5 us is the
+ *   kernel side's own (its stat, without --libc) and 1.6 us the return.
  */
-#define HIT_NS_EMULATED	2500
-#define HIT_NS_STEPPED	9500
-#define HIT_NS_RETURN	800
+#define HIT_NS_EMULATED	1400
+#define HIT_NS_STEPPED	6400
+#define HIT_NS_RETURN	1600
 
 #define TOP_CALLERS	5
 #define TOP_PROCS	3
