@@ -235,6 +235,7 @@ UNT=$TMP/untraced.tsv MFS=$TMP/mechfloor.tsv MFU=$TMP/mechfloor.unavailable
 # (sets bg) or has said it cannot be (returns 1).
 mf_start() {
 	local i=0
+	: >"$2"
 	$OUT/mechfloor "$1" >"$2" 2>&1 &
 	bg=$!
 	while [ $i -lt 200 ] && kill -0 "$bg" 2>/dev/null &&
