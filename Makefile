@@ -26,7 +26,7 @@ CPPFLAGS	+= -I$(OUT) -Ibpf -Iuser
 LIBS_STATIC	:= -lbpf -lelf -lz
 LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
 # libbpf's reads of the kernel BTF go through user/btf_vmlinux.c.
-LDFLAGS		+= -Wl,--wrap=btf__load_vmlinux_btf
+WRAP_LDFLAGS	:= -Wl,--wrap=btf__load_vmlinux_btf
 
 ifeq ($(SANITIZE),1)
 CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -85,14 +85,13 @@ $(OUT)/%.o: user/%.c $(wildcard user/*.h) bpf/clocktrace.h $(SKELS) \
 
 $(OUT)/clocktrace: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(WRAP_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Proves user/core_btf.c's CO-RE target relocates as the whole BTF does.
-$(OUT)/core_btf_equal: tests/core_btf_equal.c $(OUT)/core_btf.o \
-		       $(OUT)/btf_vmlinux.o $(SKELS) $(CORE_ROOTS)
+$(OUT)/core_btf_equal: tests/core_btf_equal.c $(PURE_OBJS) $(OUT)/btf_vmlinux.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(OUT)/core_btf.o \
-		$(OUT)/btf_vmlinux.o $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
+		$(LDLIBS) -o $@
 
 $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)

@@ -18,6 +18,7 @@
 #include "clocktrace.core_roots.h"
 #include "clocktrace.skel.h"
 #include "core_btf.h"
+#include "libc_attach.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -26,6 +27,8 @@ static struct clocktrace_bpf *load(const char *core_btf)
 	LIBBPF_OPTS(bpf_object_open_opts, o, .btf_custom_path = core_btf);
 	struct clocktrace_bpf *skel = clocktrace_bpf__open_opts(&o);
 
+	if (skel)
+		libc_attach_prepare(skel, true);
 	if (!skel || clocktrace_bpf__load(skel)) {
 		fprintf(stderr, "core_btf_equal: cannot load with %s: %s\n",
 			core_btf ? core_btf : "the whole BTF", strerror(errno));

@@ -13,6 +13,7 @@
 
 #include "clocktrace.skel.h"
 #include "kfeatures.h"
+#include "libc_attach.h"
 #include "util.h"
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
@@ -314,6 +315,7 @@ static void probe_skeleton(struct kernel_features *kf)
 		set(&kf->skeleton, FEAT_NO, "open: %s", strerror(errno));
 		return;
 	}
+	libc_attach_prepare(s, true);
 	err = clocktrace_bpf__load(s);
 	if (err) {
 		set(&kf->skeleton, FEAT_NO, "load: %s (clocktrace run -v "

@@ -116,6 +116,31 @@ static struct bpf_program *slot_prog(struct tracer *t, enum link_slot slot)
 				     t->skel->progs.libc_entry;
 }
 
+/*
+ * The --libc programs load only when asked for: one session program where
+ * the kernel has uprobe sessions, else an entry and a return program for
+ * uprobe-multi links, else for classic uprobes (libc_attach.c).
+ */
+void libc_attach_prepare(struct clocktrace_bpf *skel, bool libc)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.libc_entry, skel->progs.libc_return,
+	};
+	bool session = libc && uprobe_session_supported();
+	bool multi = libc && !session && uprobe_multi_supported();
+
+	bpf_program__set_autoload(skel->progs.libc_session, session);
+	if (session)
+		bpf_program__set_expected_attach_type(skel->progs.libc_session,
+			(enum bpf_attach_type)UPROBE_SESSION_ATTACH_TYPE);
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		bpf_program__set_autoload(progs[i], libc && !session);
+		if (multi)
+			bpf_program__set_expected_attach_type(progs[i],
+				(enum bpf_attach_type)UPROBE_MULTI_ATTACH_TYPE);
+	}
+}
+
 enum libc_links libc_attach_links(struct tracer *t)
 {
 	if (bpf_program__fd(t->skel->progs.libc_session) >= 0)

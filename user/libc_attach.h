@@ -28,6 +28,13 @@ struct libc_lib {
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
 };
 
+struct clocktrace_bpf;
+
+/*
+ * Before the skeleton loads: which --libc programs load (none without
+ * libc), and for which kind of link this kernel has.
+ */
+void libc_attach_prepare(struct clocktrace_bpf *skel, bool libc);
 /* The kind of links the loaded programs were prepared for. */
 enum libc_links libc_attach_links(struct tracer *t);
 /* Attaches every probe of lib->path; 0 when at least one is in place. */

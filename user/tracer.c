@@ -13,6 +13,7 @@
 #include "clocktrace.skel.h"
 #include "core_btf.h"
 #include "kfeatures.h"
+#include "libc_attach.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 #include "util.h"
@@ -70,31 +71,6 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 		bpf_map__set_map_flags(skel->maps.clockids, 0);
 		bpf_map__set_type(skel->maps.tz_paths, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(skel->maps.tz_paths, 0);
-	}
-}
-
-/*
- * The --libc programs load only when asked for: one session program where
- * the kernel has uprobe sessions, else an entry and a return program for
- * uprobe-multi links, else for classic uprobes (libc_attach.c).
- */
-static void prepare_libc_progs(struct clocktrace_bpf *skel, bool libc)
-{
-	struct bpf_program *progs[] = {
-		skel->progs.libc_entry, skel->progs.libc_return,
-	};
-	bool session = libc && uprobe_session_supported();
-	bool multi = libc && !session && uprobe_multi_supported();
-
-	bpf_program__set_autoload(skel->progs.libc_session, session);
-	if (session)
-		bpf_program__set_expected_attach_type(skel->progs.libc_session,
-			(enum bpf_attach_type)UPROBE_SESSION_ATTACH_TYPE);
-	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
-		bpf_program__set_autoload(progs[i], libc && !session);
-		if (multi)
-			bpf_program__set_expected_attach_type(progs[i],
-				(enum bpf_attach_type)UPROBE_MULTI_ATTACH_TYPE);
 	}
 }
 
@@ -178,7 +154,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 		strncpy((char *)skel->rodata->target_comm, opts->comm,
 			sizeof(skel->rodata->target_comm) - 1);
 	size_maps(skel, opts);
-	prepare_libc_progs(skel, opts->libc);
+	libc_attach_prepare(skel, opts->libc);
 	*err = clocktrace_bpf__load(skel);
 	if (*err) {
 		clocktrace_bpf__destroy(skel);
