@@ -85,6 +85,9 @@ static void json_libc_fn(struct json *j, const struct model *m,
 	} else {
 		json_u64(j, "count", s->calls);
 		json_bool(j, "timed", libc_fn_timed(f));
+		/* What a call costs: see the README, "When to use --libc". */
+		json_str(j, "probe_insn", probe & LIBC_PROBE_STEPPED ?
+			 "single-stepped" : "emulated");
 		json_u64(j, "total_ns", s->lat.total_ns);
 		json_u64(j, "min_ns", s->lat.count ? s->lat.min_ns : 0);
 		json_u64(j, "max_ns", s->lat.max_ns);

@@ -204,6 +204,8 @@ def parse_clocktrace(path):
         for fn, d in (p.get("libc") or {}).items():
             if d.get("observable") and isinstance(d.get("count"), int):
                 r["libc_hits"] += d["count"]
+                if d["count"]:
+                    r.setdefault("libc_insn", {})[fn] = d.get("probe_insn", "?")
     return r
 
 def parse_floor(path):
@@ -322,6 +324,7 @@ def summarize(g, t):
             s["lost_events_max"] = max((o.get("lost") or 0) for o in outs if "error" not in o) if any("error" not in o for o in outs) else None
         if t == "libc":
             s["libc_hits"] = med([o["libc_hits"] for o in outs if "error" not in o])
+            s["libc_insn"] = next((o["libc_insn"] for o in outs if "libc_insn" in o), {})
     return s
 
 RES = {}
@@ -502,8 +505,10 @@ else:
                "run --libc /bin/true %.1f ms, %.1f ms more than run /bin/true: attach + detach of all library probes (tear-down is part of it)"
                % (lst * 1e3, LIBC["extra_over_run_s"] * 1e3)))
     lex = get("ref", "libc", "exact_runs"), get("ref", "libc", "checked_runs")
+    insn = get("ref", "libc", "libc_insn") or {}
+    where = ", ".join("%s %s" % (f, insn[f]) for f in sorted(insn)) or "placement unknown"
     TG.append(("3b --libc per-hit cost ~0.3 us (emulated), exact", pf(per_hit is not None and per_hit < 1000 and lex[0] == lex[1]),
-               "%.0f ns CPU per libc hit (%s) over %d hits; counts exact %s/%s" % (per_hit or -1, kind, lhits or 0, lex[0], lex[1])))
+               "%.0f ns CPU per libc hit (%s) over %d hits; probes: %s; counts exact %s/%s" % (per_hit or -1, kind, lhits or 0, where, lex[0], lex[1])))
 if "error" not in CAPR:
     p = CAPR["procs2000"]
     TG.append(("4a 0 lost events at >= 1M traced syscalls/s for 5 s", pf(CAPR["traced_per_s"] >= 1e6 and CAPR["seconds"] >= 5 and CAPR["lost_events"] == 0 and CAPR["exact"]),
