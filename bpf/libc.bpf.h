@@ -173,7 +173,7 @@ static __always_inline int count_call(struct pt_regs *ctx, __u32 tgid,
  * nested calls are counted in libc_depth; a session link returns only for
  * the calls that ask (see libc_session).
  */
-static __always_inline bool enter_timed(__u32 tgid, __u32 fn, bool session)
+static __always_inline bool enter_timed(__u32 fn, bool session)
 {
 	struct thread_state *ts = thread_state(true);
 
@@ -241,7 +241,7 @@ static __always_inline bool libc_enter(struct pt_regs *ctx, bool session)
 		count_call(ctx, tgid, fn);
 		return false;
 	}
-	return enter_timed(tgid, fn, session);
+	return enter_timed(fn, session);
 }
 
 SEC("uprobe")

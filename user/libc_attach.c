@@ -119,7 +119,7 @@ static struct bpf_program *slot_prog(struct tracer *t, enum link_slot slot)
 /*
  * The --libc programs load only when asked for: one session program where
  * the kernel has uprobe sessions, else an entry and a return program for
- * uprobe-multi links, else for classic uprobes (libc_attach.c).
+ * uprobe-multi links, else for classic uprobes.
  */
 void libc_attach_prepare(struct clocktrace_bpf *skel, bool libc)
 {
