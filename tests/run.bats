@@ -285,3 +285,14 @@ teardown() {
 	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq \
 	  "$(workload_sum "$T/err" clock_syscalls)" ]
 }
+
+@test "run: with /proc unmounted the small BTF cannot be named; the whole BTF is used, counts exact" {
+	# The plain binary: the sanitizer runtime itself needs /proc.
+	run unshare --mount --fork sh -c "umount -l /proc &&
+		env -u TZ '$ROOT/clocktrace' run -v --json -o '$T/r.json' -- '$TOOLS/tzloop' -q -n 100 -c 0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ "trying the whole kernel BTF" ]]
+	[ "$(jqr "$T/r.json" '.processes[0].tz.paths["/etc/localtime"].stat')" -eq 200 ]
+	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}
