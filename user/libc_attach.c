@@ -194,12 +194,25 @@ static int attach_classic(struct libc_lib *lib, struct bpf_program *prog,
 	return attached ? 0 : -1;
 }
 
+/* An entry or a return program's probes: 0 when attached. */
+static int attach_slot(struct libc_lib *lib, struct tracer *t,
+		       enum libc_links links, const struct probe_set *sets,
+		       enum link_slot slot)
+{
+	struct bpf_program *prog = slot_prog(t, slot);
+
+	if (links == LIBC_LINKS_MULTI)
+		return attach_multi(lib, prog, &sets[slot], slot,
+				    slot == SLOT_RETURN ? UPROBE_LINK_RETURN :
+							  UPROBE_LINK_ENTRY);
+	return attach_classic(lib, prog, &sets[slot], slot);
+}
+
 int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 {
 	struct probe_set sets[SLOT_MAX] = {};
 	struct elf_syms *syms = elf_syms_load(lib->path);
 	enum libc_links links;
-	uint32_t n_timed;
 	int ok = 0;
 
 	for (int i = 0; i < SLOT_MAX; i++)
@@ -211,7 +224,6 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 	plan(lib, syms, sets);
 	elf_syms_free(syms);
 	links = libc_attach_links(t);
-	n_timed = sets[SLOT_RETURN].n;
 	if (links == LIBC_LINKS_SESSION) {
 		/* Its entry asks for the return when it needs one. */
 		if (sets[SLOT_ENTRY].n &&
@@ -219,26 +231,16 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 				  &sets[SLOT_ENTRY], SLOT_ENTRY,
 				  UPROBE_LINK_SESSION))
 			ok++;
-		sets[SLOT_RETURN].n = 0;
-	}
-	for (int slot = 0; links != LIBC_LINKS_SESSION && slot < SLOT_MAX;
-	     slot++) {
-		struct bpf_program *prog = slot_prog(t, slot);
-
-		if (!sets[slot].n)
-			continue;
-		if (links == LIBC_LINKS_MULTI ?
-		    !attach_multi(lib, prog, &sets[slot], slot,
-				  slot == SLOT_RETURN ? UPROBE_LINK_RETURN :
-							UPROBE_LINK_ENTRY) :
-		    !attach_classic(lib, prog, &sets[slot], slot))
-			ok++;
+	} else {
+		for (int slot = 0; slot < SLOT_MAX; slot++)
+			if (sets[slot].n && !attach_slot(lib, t, links, sets,
+							 slot))
+				ok++;
 	}
 	if (verbose)
 		fprintf(stderr, "clocktrace: --libc: %s: %u entry, %u return "
 			"probes (%s)\n", lib->path, sets[SLOT_ENTRY].n,
-			links == LIBC_LINKS_SESSION ? n_timed : sets[SLOT_RETURN].n,
-			libc_links_name(links));
+			sets[SLOT_RETURN].n, libc_links_name(links));
 	return ok ? 0 : -1;
 }
 
