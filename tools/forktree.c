@@ -28,7 +28,6 @@
 
 #include "workload.h"
 
-#define MAX_CLOCK_SPECS	32
 #define MAX_PROCESSES	100000UL
 
 struct options {
@@ -103,10 +102,8 @@ static void parse_opt(int c, struct options *o)
 			usage();
 		break;
 	case 's':
-		if (o->nr_clocks == MAX_CLOCK_SPECS ||
-		    !parse_clock_spec(optarg, &o->clocks[o->nr_clocks]))
+		if (!add_clock_spec(optarg, o->clocks, &o->nr_clocks))
 			usage();
-		o->nr_clocks++;
 		break;
 	case 'P':
 		o->path = optarg;

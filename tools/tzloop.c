@@ -26,7 +26,6 @@
 
 #include "workload.h"
 
-#define MAX_CLOCK_SPECS	32
 
 enum mode {
 	MODE_SEED,
@@ -138,10 +137,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 				usage();
 			break;
 		case 's':
-			if (o->nr_clocks == MAX_CLOCK_SPECS ||
-			    !parse_clock_spec(optarg, &o->clocks[o->nr_clocks]))
+			if (!add_clock_spec(optarg, o->clocks, &o->nr_clocks))
 				usage();
-			o->nr_clocks++;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -116,6 +116,18 @@ static inline bool parse_clock_spec(const char *arg, struct clock_spec *spec)
 	return parse_clock(name, &spec->id) && parse_ulong(colon + 1, &spec->count);
 }
 
+#define MAX_CLOCK_SPECS	32
+
+/* One more -s CLOCK:COUNT into specs[*nr]; false when bad or too many. */
+static inline bool add_clock_spec(const char *arg, struct clock_spec *specs,
+				  int *nr)
+{
+	if (*nr == MAX_CLOCK_SPECS || !parse_clock_spec(arg, &specs[*nr]))
+		return false;
+	(*nr)++;
+	return true;
+}
+
 /* Raw syscalls, so that the vDSO cannot absorb them; returns how many. */
 static inline unsigned long run_clock_specs(const struct clock_spec *specs,
 					    int n)
