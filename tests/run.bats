@@ -179,6 +179,9 @@ teardown() {
 	"$CT" run --json -o "$T/r.json" -- "$TOOLS/misbehave" int80 -k 6 2>"$T/err"
 	grep -q 'tz_stat=6' "$T/err"
 	[ "$(jqr "$T/r.json" '.processes[0].tz.paths["/etc/localtime"].stat')" -eq 6 ]
+	# Where this kernel faults on int 0x80 only the x86_64 half ran; the
+	# kernel matrix (make vmtest) runs both halves on Debian's kernels.
+	grep -q 'int80=works' "$T/err" || echo "# int 0x80 unavailable here" >&3
 }
 
 @test "run: once attached, clocktrace keeps only the capabilities it uses" {
