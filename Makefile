@@ -21,9 +21,9 @@ endif
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -DCLOCKTRACE_VERSION='"$(VERSION)"'
 CPPFLAGS	+= -I$(OUT) -Ibpf -Iuser
-# The binary carries its BPF objects and links libbpf, libelf and zlib
+# The binary carries its BPF objects and links libbpf, libdw, libelf and zlib
 # statically, so a production host needs nothing but the C library.
-LIBS_STATIC	:= -lbpf -lelf -lz
+LIBS_STATIC	:= -lbpf -ldw -lelf -lz -llzma -lbz2
 LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
 # libbpf's reads of the kernel BTF go through user/btf_vmlinux.c.
 WRAP_LDFLAGS	:= -Wl,--wrap=btf__load_vmlinux_btf

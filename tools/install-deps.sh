@@ -3,10 +3,12 @@
 # does nothing when everything is present.
 set -e
 
-# Build: clang/llvm for BPF, static libbpf/libelf/zlib.  Tests: bats, cmocka,
+# Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
+# lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
 # parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
-PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
+PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
+zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
 libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
 # Extras for one target only: the quick make test must not need them.

@@ -203,6 +203,33 @@ void model_add_caller(struct proc_model *p, uint32_t fn, uint64_t addr,
 	c->count = count;
 }
 
+void caller_free_names(struct caller_stat *c)
+{
+	free(c->symbol);
+	free(c->module);
+	free(c->build_id);
+	free(c->source);
+	c->symbol = c->module = c->build_id = c->source = NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b)
+{
+	if (a->fn != b->fn)
+		return false;
+	if (a->has_offset && b->has_offset && a->offset == b->offset &&
+	    (same_str(a->build_id, b->build_id) ||
+	     (!a->build_id && !b->build_id && same_str(a->module, b->module))))
+		return true;
+	/* Unnamed sites are only the same within one address space. */
+	return !a->has_offset && !b->has_offset && a->addr == b->addr &&
+	       same_str(a->module, b->module) && same_str(a->symbol, b->symbol);
+}
+
 static void proc_free(struct proc_model *p)
 {
 	free(p->exe);
@@ -212,10 +239,8 @@ static void proc_free(struct proc_model *p)
 	free(p->tzdir);
 	free(p->libc_path);
 	free(p->libc);
-	for (size_t i = 0; i < p->ncallers; i++) {
-		free(p->callers[i].symbol);
-		free(p->callers[i].module);
-	}
+	for (size_t i = 0; i < p->ncallers; i++)
+		caller_free_names(&p->callers[i]);
 	free(p->callers);
 }
 
@@ -360,6 +385,8 @@ static void proc_copy(struct proc_model *dst, const struct proc_model *src)
 	for (size_t i = 0; i < src->ncallers; i++) {
 		dst->callers[i].symbol = dup_str(src->callers[i].symbol);
 		dst->callers[i].module = dup_str(src->callers[i].module);
+		dst->callers[i].build_id = dup_str(src->callers[i].build_id);
+		dst->callers[i].source = dup_str(src->callers[i].source);
 	}
 }
 

@@ -33,6 +33,11 @@ struct caller_stat {
 	uint64_t count;
 	char *symbol;			/* NULL until symbolized */
 	char *module;
+	/* Durable names of the site, for addr2line and debuginfod. */
+	char *build_id;			/* hex, NULL: the file has none */
+	uint64_t offset;		/* file offset of the call */
+	bool has_offset;
+	char *source;			/* "FILE:LINE ...", NULL: no DWARF */
 };
 
 enum env_state { ENV_UNKNOWN, ENV_UNSET, ENV_SET };
@@ -114,6 +119,10 @@ void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
 void model_add_clockid(struct proc_model *p, int32_t clk, uint64_t count);
 void model_add_caller(struct proc_model *p, uint32_t fn, uint64_t addr,
 		      uint64_t count);
+/* Frees the names of a call site (not the site itself). */
+void caller_free_names(struct caller_stat *c);
+/* The same code in the same file, whichever process ran it. */
+bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
 void model_free(struct model *m);
 /* A deep copy: dst is freed first. */
 void model_copy(struct model *dst, const struct model *src);

@@ -116,6 +116,12 @@ static void json_callers(struct json *j, const struct proc_model *p)
 		json_str(j, "caller", c->symbol ? c->symbol : addr);
 		json_str(j, "module", c->module);
 		json_str(j, "address", addr);
+		json_str(j, "build_id", c->build_id);
+		if (c->has_offset)
+			json_u64(j, "offset", c->offset);
+		else
+			json_null(j, "offset");
+		json_str(j, "source", c->source);
 		json_u64(j, "count", c->count);
 		json_obj_end(j);
 	}
@@ -180,6 +186,20 @@ static void json_proc(struct json *j, const struct model *m,
 	json_obj_end(j);
 }
 
+static void json_cost(struct json *j, const struct finding_cost *c)
+{
+	if (!c->known) {
+		json_null(j, "cost");
+		return;
+	}
+	json_obj_begin(j, "cost");
+	json_u64(j, "kernel_ns", c->kernel_ns);
+	json_double(j, "per_second_ns", c->per_second_ns);
+	json_double(j, "cpu_percent", c->cpu_percent);
+	json_u64(j, "saving_ns", c->saving_ns);
+	json_obj_end(j);
+}
+
 static void json_findings(struct json *j, const struct findings *fs)
 {
 	json_arr_begin(j, "findings");
@@ -195,6 +215,7 @@ static void json_findings(struct json *j, const struct findings *fs)
 		json_arr_end(j);
 		json_str(j, "message", f->message);
 		json_str(j, "fix", f->fix);
+		json_cost(j, &f->cost);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
