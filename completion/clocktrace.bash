@@ -96,7 +96,7 @@ _clocktrace_value() {
 	-o | --output) _clocktrace_files "$cur" ;;
 	-p | --pid) _clocktrace_pids "$cur" ;;
 	--comm) _clocktrace_comms "$cur" ;;
-	--format) _clocktrace_add -W "text json openmetrics" -- "$cur" ;;
+	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;
 	-u | --user) _clocktrace_add -u -- "$cur" ;;
 	-c | --clock) _clocktrace_list "$cur" "$_clocktrace_clocks" ;;
 	*) ;;	# numbers: nothing to offer

@@ -165,6 +165,43 @@ check_source_line() {
 	[ "$saving" -gt 0 ] && [ "$saving" -le "$cost" ]
 }
 
+# Feeds folded stacks to stackvis (npm, installed by make deps), a
+# flame-graph tool that reads Brendan Gregg's collapsed format.
+flamegraph_svg() {
+	"$ROOT/tools/flamegraph/node_modules/.bin/stackvis" collapsed flamegraph-svg
+}
+
+@test "--format folded: call-site stacks a flame-graph tool draws with the JSON's counts" {
+	run_libc env -u TZ "$TOOLS/tzloop" -q -m localtime -n 120 -c 2
+	calls=$(libc_sum localtime count)
+	env -u TZ "$CT" run --libc --format folded -o "$tmp/out.folded" -- \
+		"$TOOLS/tzloop" -q -m localtime -n 120 -c 2 2>/dev/null
+	cat "$tmp/out.folded" >&2
+	grep -Eq '^tzloop;do_work \(tzloop\.c:[0-9]+\);localtime 360$' "$tmp/out.folded"
+	[ "$calls" -eq 360 ]
+	# Every line is "frames count", frames without spaces around ';'.
+	! grep -Ev '^[^;]+(;[^;]+)+ [0-9]+$' "$tmp/out.folded"
+	flamegraph_svg < "$tmp/out.folded" > "$tmp/fg.svg"
+	grep -q 'localtime (360 samples' "$tmp/fg.svg"
+}
+
+@test "--format folded without --libc: kernel events per command, path escaped" {
+	"$CT" run --format folded -o "$tmp/out.folded" -- env -u TZ \
+		"$TOOLS/tzloop" -q -n 50 -c 1 -s CLOCK_MONOTONIC:7 2>/dev/null
+	cat "$tmp/out.folded" >&2
+	grep -qx 'tzloop;stat;/etc/localtime 200' "$tmp/out.folded"
+	grep -qx 'tzloop;clock_gettime;CLOCK_MONOTONIC 14' "$tmp/out.folded"
+	flamegraph_svg < "$tmp/out.folded" | grep -q 'CLOCK_MONOTONIC (14 samples'
+	# A frame the program names cannot split a frame or a line.
+	"$CT" run --format folded -o "$tmp/hostile.folded" -- \
+		perl -e 'stat("/usr/share/zoneinfo/x;y\nz w") for 1..3'
+	grep -qx 'perl;stat;/usr/share/zoneinfo/x\\x3by\\x0az w 3' "$tmp/hostile.folded"
+	run "$CT" run -i 1 --format folded -- /bin/true
+	[ "$status" -eq 125 ]
+	run "$CT" top --format folded
+	[ "$status" -eq 125 ]
+}
+
 @test "static glibc binary: named as having no C library to probe" {
 	"$CT" run --libc -- "$TOOLS/tzloop-static" -m localtime -n 10 -c 0 \
 		2>"$tmp/txt" >/dev/null

@@ -31,7 +31,7 @@ static const struct option_doc docs[] = {
 	{ { "json", no_argument, NULL, 'j' }, M_ALL, NULL,
 	  "the report as JSON (top: one JSON object per line)" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, M_ALL, "FMT",
-	  "text, json or openmetrics" },
+	  "text, json, openmetrics or folded (stacks for flame graphs)" },
 	{ { "pid", required_argument, NULL, 'p' }, M_ATTACH, "PID[,PID...]",
 	  "trace these processes" },
 	{ { "comm", required_argument, NULL, OPT_COMM }, M_ATTACH, "NAME",
@@ -188,6 +188,8 @@ static int parse_one(struct env *env, int c, const char *arg)
 			env->format = FORMAT_JSON;
 		else if (!strcmp(arg, "openmetrics"))
 			env->format = FORMAT_OPENMETRICS;
+		else if (!strcmp(arg, "folded") && mode != MODE_TOP)
+			env->format = FORMAT_FOLDED;
 		else
 			return bad(mode, "unknown format", arg);
 		return 0;
@@ -280,6 +282,9 @@ static void build_options(enum mode mode, struct option *opts, char *short_opts)
 
 static int check_mode(struct env *env, int argc, char **argv)
 {
+	/* A flame graph is of a whole run: there is no interval form. */
+	if (env->format == FORMAT_FOLDED && env->interval > 0)
+		return bad(env->mode, "--format folded takes no -i", NULL);
 	switch (env->mode) {
 	case MODE_RUN:
 		if (optind >= argc)

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
-enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS };
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
 struct env {
 	enum mode mode;

@@ -428,6 +428,8 @@ void session_write_report(struct session *s)
 		report_json(s->out, &s->model, &fs, true);
 	else if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
+	else if (s->env.format == FORMAT_FOLDED)
+		report_folded(s->out, &s->model);
 	else
 		report_text(s->out, &s->model, &fs, &ro);
 	findings_free(&fs);
