@@ -34,8 +34,12 @@ LDFLAGS		+= -fsanitize=address,undefined
 OUT		:= build-san
 endif
 
+# usdt.bpf.h includes <linux/errno.h>, whose asm/errno.h is the generic
+# one on every architecture: the build host's serves.
+HOST_MULTIARCH	:= $(shell gcc -dumpmachine)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-		   -Ivmlinux/$(ARCH) -Ibpf -Wall -Wno-unused-function
+		   -Ivmlinux/$(ARCH) -Ibpf -Wall -Wno-unused-function \
+		   -idirafter /usr/include/$(HOST_MULTIARCH)
 
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_HDRS	:= $(wildcard bpf/*.h)
@@ -46,6 +50,7 @@ USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
 IMPURE		:= main tracer collect session run attach top launch libc_probe privs \
+		   lang_probe \
 		   btf_vmlinux
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 

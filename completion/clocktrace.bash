@@ -10,7 +10,7 @@
 _clocktrace_commands="run attach top bench doctor"
 
 _clocktrace_opts_run="-o --output -j --json --format -i --interval
-	-T --timestamp --top --per-process --libc -u --user --follow
+	-T --timestamp --top --per-process --libc --lang -u --user --follow
 	--max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_attach="-o --output -j --json --format -p --pid --comm
 	--tree -d --duration -i --interval -T --timestamp --top --per-process

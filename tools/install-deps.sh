@@ -9,7 +9,7 @@ set -e
 # parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
 PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
 zlib1g-dev pkg-config make gcc
-bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
+bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
 libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in

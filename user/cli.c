@@ -14,7 +14,7 @@
 #define M_ALL		(M_RUN | M_ATTACH | M_TOP)
 
 enum {
-	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_FOLLOW, OPT_MAX_PROCS,
+	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT,
 };
 
@@ -52,6 +52,9 @@ static const struct option_doc docs[] = {
 	  "latency histograms per process too" },
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
 	  "probe the C library's time functions and tie kernel events to them" },
+	{ { "lang", no_argument, NULL, OPT_LANG }, M_RUN, NULL,
+	  "tie kernel events to Ruby and Python script lines (USDT probes; "
+	  "slows the interpreters many times: for reproductions)" },
 	{ { "user", required_argument, NULL, 'u' }, M_RUN, "USER",
 	  "run PROG as USER (uid, gid, groups, HOME)" },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,
@@ -232,6 +235,9 @@ static int parse_one(struct env *env, int c, const char *arg)
 		return 0;
 	case OPT_LIBC:
 		env->libc = true;
+		return 0;
+	case OPT_LANG:
+		env->lang = true;
 		return 0;
 	case 'u':
 		/* Before anything is loaded: a typo must not attach probes. */

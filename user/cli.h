@@ -27,6 +27,7 @@ struct env {
 	unsigned int top_n;		/* --top N processes in the text report */
 	bool per_process;
 	bool libc;
+	bool lang;			/* --lang: interpreters' script frames */
 	bool follow;			/* run: wait for every descendant */
 	const char *user;		/* run -u */
 	unsigned int max_procs;

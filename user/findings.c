@@ -186,6 +186,66 @@ static char *culprit_words(const struct model *m, const struct pid_set *s)
 	return out;
 }
 
+struct line_total {
+	const struct lang_site_stat *l;
+	uint64_t tz;
+};
+
+static void line_add(struct line_total **v, size_t *n,
+		     const struct lang_site_stat *l)
+{
+	for (size_t k = 0; k < *n; k++) {
+		if (lang_same_site((*v)[k].l, l)) {
+			(*v)[k].tz += l->tz_accesses;
+			return;
+		}
+	}
+	*v = xrealloc(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct line_total){ l, l->tz_accesses };
+}
+
+/* The script line with most tz accesses over these processes (--lang). */
+static const struct lang_site_stat *top_script_line(const struct model *m,
+						    const struct pid_set *s,
+						    uint64_t *tz)
+{
+	const struct lang_site_stat *best = NULL;
+	struct line_total *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct proc_model *p = model_find(m, s->v[i]);
+
+		for (size_t j = 0; p && j < p->nlang_sites; j++)
+			if (p->lang_sites[j].tz_accesses)
+				line_add(&v, &n, &p->lang_sites[j]);
+	}
+	*tz = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (v[k].tz > *tz) {
+			*tz = v[k].tz;
+			best = v[k].l;
+		}
+	}
+	free(v);
+	return best;
+}
+
+/* "; script line w.rb:4 in Time#localtime (100% of them)", or "". */
+static char *script_words(const struct model *m, const struct pid_set *s,
+			  uint64_t total)
+{
+	uint64_t tz;
+	const struct lang_site_stat *l = top_script_line(m, s, &tz);
+
+	if (!l || !total)
+		return xstrdup("");
+	return xasprintf("; under the %s line %s:%u in %s%s%s (%.0f%% of them)",
+			 lang_name(l->lang), l->file, l->line,
+			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func,
+			 100.0 * tz / total);
+}
+
 /* Kernel time in the syscalls of kinds [first, last] of these processes. */
 static uint64_t kinds_ns(const struct model *m, const struct pid_set *s,
 			 int first, int last)
@@ -265,7 +325,7 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	uint64_t total = 0, top = 0;
 	double rate = 0;
 	pid_t top_pid = 0;
-	char *msg, *culprit, *comms;
+	char *msg, *culprit, *comms, *script;
 	struct finding *f;
 	uint64_t ns;
 
@@ -288,13 +348,15 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 		return;
 	culprit = culprit_words(m, &s);
 	comms = by_comm_words(m, &s);
+	script = script_words(m, &s, total);
 	msg = xasprintf("%zu process%s re-read time-zone files %llu times in all "
-			"(%s); pid %d accessed %s %llu times (%.0f/s)%s; %s",
+			"(%s); pid %d accessed %s %llu times (%.0f/s)%s%s; %s",
 			s.n, s.n == 1 ? "" : "es", (unsigned long long)total,
 			comms, top_pid, top_path, (unsigned long long)top, rate,
-			culprit, tz_env_words(m, &s));
+			culprit, script, tz_env_words(m, &s));
 	free(culprit);
 	free(comms);
+	free(script);
 	ns = kinds_ns(m, &s, KIND_FIRST_TZ, KIND_MAX - 1);
 	f = add(out, "tz-repeated-access", "warning", &s, msg,
 		xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, so "

@@ -4,7 +4,8 @@
  * of flamegraph.pl, inferno and speedscope.  Without --libc the stacks are
  * kernel events (comm;stat;/etc/localtime, comm;clock_gettime;CLOCK_...),
  * weighed by count; with --libc they are C library calls under their call
- * sites (comm;do_work (prog.c:42);localtime), weighed by calls.
+ * sites (comm;do_work (prog.c:42);localtime), weighed by calls; with --lang
+ * kernel events under script lines (comm;w.rb:4 Time#localtime;tzset;tz).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,18 +43,22 @@ static void frame(char *dst, size_t size, const char *src)
 	dst[o] = '\0';
 }
 
-/* Adds count to the stack "a;b;c", merging equal stacks (sorted later). */
-static void add_stack(struct stacks *s, uint64_t count, const char *a,
-		      const char *b, const char *c)
+#define FRAMES_MAX	4
+
+/* Adds count to the stack of n frames, merging equal stacks. */
+static void add_frames(struct stacks *s, uint64_t count,
+		       const char *const *frames, size_t n)
 {
-	char fa[600], fb[600], fc[600], *line;
+	char f[600], *line = xstrdup(""), *more;
 
 	if (!count)
 		return;
-	frame(fa, sizeof(fa), a);
-	frame(fb, sizeof(fb), b);
-	frame(fc, sizeof(fc), c ? c : "");
-	line = c ? xasprintf("%s;%s;%s", fa, fb, fc) : xasprintf("%s;%s", fa, fb);
+	for (size_t i = 0; i < n; i++) {
+		frame(f, sizeof(f), frames[i]);
+		more = xasprintf("%s%s%s", line, i ? ";" : "", f);
+		free(line);
+		line = more;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (!strcmp(s->v[i].frames, line)) {
 			s->v[i].count += count;
@@ -63,6 +68,15 @@ static void add_stack(struct stacks *s, uint64_t count, const char *a,
 	}
 	s->v = xrealloc(s->v, s->n + 1, sizeof(*s->v));
 	s->v[s->n++] = (struct stack){ line, count };
+}
+
+/* The stack "a;b;c", or "a;b" when c is NULL. */
+static void add_stack(struct stacks *s, uint64_t count, const char *a,
+		      const char *b, const char *c)
+{
+	const char *frames[] = { a, b, c };
+
+	add_frames(s, count, frames, c ? 3 : 2);
 }
 
 static void add_kernel_stacks(struct stacks *s, const struct proc_model *p)
@@ -116,6 +130,33 @@ static void add_libc_stacks(struct stacks *s, const struct proc_model *p)
 	}
 }
 
+/* "w.rb:4 Time#localtime": the script's base name keeps frames short. */
+static char *script_frame(const struct lang_site_stat *l)
+{
+	const char *base = strrchr(l->file, '/');
+
+	return xasprintf("%s:%u %s%s%s", base ? base + 1 : l->file, l->line,
+			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func);
+}
+
+static void add_lang_stacks(struct stacks *s, const struct proc_model *p)
+{
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		const struct lang_site_stat *l = &p->lang_sites[i];
+		char *line = script_frame(l);
+		const char *frames[FRAMES_MAX] = { p->comm, line };
+		size_t n = 2;
+
+		if (l->libc_fn)
+			frames[n++] = libc_fn_name(l->libc_fn);
+		frames[n] = "tz";
+		add_frames(s, l->tz_accesses, frames, n + 1);
+		frames[n] = "clock";
+		add_frames(s, l->clock_syscalls, frames, n + 1);
+		free(line);
+	}
+}
+
 static int by_frames(const void *a, const void *b)
 {
 	return strcmp(((const struct stack *)a)->frames,
@@ -127,7 +168,9 @@ void report_folded(FILE *f, const struct model *m)
 	struct stacks s = {};
 
 	for (size_t i = 0; i < m->nprocs; i++) {
-		if (m->libc_enabled)
+		if (m->lang_enabled)
+			add_lang_stacks(&s, &m->procs[i]);
+		else if (m->libc_enabled)
 			add_libc_stacks(&s, &m->procs[i]);
 		else
 			add_kernel_stacks(&s, &m->procs[i]);

@@ -128,6 +128,27 @@ static void json_callers(struct json *j, const struct proc_model *p)
 	json_arr_end(j);
 }
 
+static void json_lang_sites(struct json *j, const struct proc_model *p)
+{
+	json_arr_begin(j, "lang_sites");
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		const struct lang_site_stat *s = &p->lang_sites[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "lang", lang_name(s->lang));
+		json_str(j, "file", s->file);
+		json_u64(j, "line", s->line);
+		json_str(j, "function", s->func);
+		json_str(j, "class", s->cls);
+		json_str(j, "libc_function",
+			 s->libc_fn ? libc_fn_name(s->libc_fn) : NULL);
+		json_u64(j, "tz_accesses", s->tz_accesses);
+		json_u64(j, "clock_syscalls", s->clock_syscalls);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void json_libc(struct json *j, const struct model *m,
 		      const struct proc_model *p)
 {
@@ -183,6 +204,8 @@ static void json_proc(struct json *j, const struct model *m,
 	json_tz(j, p);
 	if (m->libc_enabled)
 		json_libc(j, m, p);
+	if (m->lang_enabled)
+		json_lang_sites(j, p);
 	json_obj_end(j);
 }
 

@@ -400,6 +400,8 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 	print_histograms(f, m, o);
 	if (m->libc_enabled)
 		report_libc_text(f, m);
+	if (m->lang_enabled)
+		report_lang_text(f, m);
 	print_losses(f, m);
 	print_findings(f, fs);
 	fflush(f);
