@@ -109,8 +109,23 @@ wait_attached() {
 	run -125 "$CT" attach -p 4000000
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"no process with pid 4000000"* ]]
-	run -125 "$CT" attach --comm no-such-comm-x
-	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "attach --comm: waits for a process that has the name yet to start" {
+	mkdir -p "$T/b"
+	cp "$TOOLS/forktree" "$T/b/notyetstarted"
+	! pgrep -x notyetstarted
+	"$CT" attach --comm notyetstarted -d 2 --json -o "$T/r.json" 2>"$T/ct" &
+	ct=$!
+	sleep 0.7
+	grep -q "no process named 'notyetstarted' yet" "$T/ct"
+	"$T/b/notyetstarted" -D 1 -W 2 -k 5 2>"$T/err"
+	wait "$ct"
+	# The oracle: forktree says what each of its processes did.
+	want=$(( $(workload_sum "$T/err" tz_stat) + $(workload_sum "$T/err" tz_open) ))
+	[ "$want" -gt 0 ]
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq "$want" ]
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 3 ]
 }
 
 @test "top: finds the process that re-reads tz files among busy others" {

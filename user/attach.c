@@ -71,12 +71,10 @@ static int resolve_targets(struct env *env)
 	ts.pids = env->pids;
 	ts.n = env->npids;
 	proc_for_each(match_comm, &ts);
-	if (ts.n == env->npids) {
-		warn("attach: no process named '%s'", env->comm);
-		free(ts.pids);
-		env->pids = NULL;
-		return EXIT_TOOL_FAILURE;
-	}
+	/* A service not started yet: the kernel side adds it at its exec. */
+	if (ts.n == env->npids)
+		warn("attach: no process named '%s' yet: waiting for one to "
+		     "exec", env->comm);
 	env->pids = ts.pids;
 	env->npids = ts.n;
 	return 0;

@@ -35,7 +35,8 @@ static const struct option_doc docs[] = {
 	{ { "pid", required_argument, NULL, 'p' }, M_ATTACH, "PID[,PID...]",
 	  "trace these processes" },
 	{ { "comm", required_argument, NULL, OPT_COMM }, M_ATTACH, "NAME",
-	  "trace every process named NAME, now or after an exec" },
+	  "trace every process named NAME, now or after an exec "
+	  "(waits for the first)" },
 	{ { "tree", no_argument, NULL, OPT_TREE }, M_ATTACH, NULL,
 	  "also trace the targets' existing descendants" },
 	{ { "duration", required_argument, NULL, 'd' }, M_ATTACH | M_TOP, "SECONDS",
