@@ -50,7 +50,7 @@ USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
 IMPURE		:= main tracer collect session run attach top launch libc_probe privs \
-		   lang_probe \
+		   lang_probe exporter \
 		   btf_vmlinux
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 

@@ -6,11 +6,12 @@ set -e
 # Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
 # lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
-# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
+# parser, curl (scrapes --listen), libFuzzer's runtime (libclang-rt-14-dev)
+# and cppcheck.
 PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
 zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
-libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
+curl libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
 chroot) PKGS="$PKGS debootstrap" ;;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "httpd.h"
 #include "util.h"
 
 #define M_RUN		(1u << MODE_RUN)
@@ -15,7 +16,7 @@
 
 enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
-	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT,
+	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_LISTEN, OPT_METRICS_BY,
 };
 
 struct option_doc {
@@ -60,6 +61,11 @@ static const struct option_doc docs[] = {
 	  "run PROG as USER (uid, gid, groups, HOME)" },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,
 	  "wait for every descendant of PROG, not just PROG" },
+	{ { "listen", required_argument, NULL, OPT_LISTEN }, M_ATTACH | M_TOP,
+	  "[ADDR:]PORT", "serve GET /metrics (OpenMetrics) on ADDR:PORT "
+	  "(default address 127.0.0.1)" },
+	{ { "metrics-by", required_argument, NULL, OPT_METRICS_BY }, M_ALL,
+	  "comm|pid", "OpenMetrics series per comm (default) or per process" },
 	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
 	  "processes traced in one run, exited ones too (default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
@@ -176,6 +182,8 @@ static bool user_exists(const char *user)
 static int parse_one(struct env *env, int c, const char *arg)
 {
 	enum mode mode = env->mode;
+	struct sockaddr_storage sa;
+	socklen_t salen;
 	uint64_t v;
 
 	switch (c) {
@@ -248,6 +256,16 @@ static int parse_one(struct env *env, int c, const char *arg)
 		return 0;
 	case OPT_FOLLOW:
 		env->follow = true;
+		return 0;
+	case OPT_LISTEN:
+		if (http_parse_addr(arg, &sa, &salen))
+			return bad(mode, "not [ADDR:]PORT with a numeric ADDR", arg);
+		env->listen = arg;
+		return 0;
+	case OPT_METRICS_BY:
+		if (strcmp(arg, "comm") && strcmp(arg, "pid"))
+			return bad(mode, "metrics-by is comm or pid", arg);
+		env->metrics_by_pid = !strcmp(arg, "pid");
 		return 0;
 	case OPT_MAX_PROCS:
 		if (parse_u64(arg, 1, 1u << 22, &v))

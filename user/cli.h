@@ -30,6 +30,8 @@ struct env {
 	bool lang;			/* --lang: interpreters' script frames */
 	bool follow;			/* run: wait for every descendant */
 	const char *user;		/* run -u */
+	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
+	bool metrics_by_pid;		/* --metrics-by pid */
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;

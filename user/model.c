@@ -304,6 +304,19 @@ void model_free(struct model *m)
 	m->nprocs = 0;
 }
 
+void model_remove(struct model *m, pid_t pid)
+{
+	struct proc_model *p = model_find(m, pid);
+	size_t i;
+
+	if (!p)
+		return;
+	i = p - m->procs;
+	proc_free(p);
+	memmove(p, p + 1, (m->nprocs - i - 1) * sizeof(*p));
+	m->nprocs--;
+}
+
 uint64_t model_duration_ns(const struct model *m)
 {
 	return m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;

@@ -137,6 +137,8 @@ struct model {
 /* Finds or adds a process, kept sorted by pid. */
 struct proc_model *model_proc(struct model *m, pid_t pid);
 struct proc_model *model_find(const struct model *m, pid_t pid);
+/* Drops a process and what it holds; nothing if it is not there. */
+void model_remove(struct model *m, pid_t pid);
 void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
 		    uint64_t count, uint64_t errors);
 void model_add_clockid(struct proc_model *p, int32_t clk, uint64_t count);

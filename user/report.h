@@ -19,7 +19,13 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 		 const struct report_opts *o);
 void report_json(FILE *f, const struct model *m, const struct findings *fs,
 		 bool pretty);
-void report_openmetrics(FILE *f, const struct model *m);
+struct om_opts {
+	bool pid_label;			/* groups are processes: say which */
+	bool prometheus_text;		/* text format 0.0.4, not OpenMetrics */
+};
+
+void report_openmetrics(FILE *f, const struct model *m,
+			const struct om_opts *o);
 /* One interval of attach/run -i: a short table of what changed. */
 void report_interval_text(FILE *f, const struct model *delta,
 			  const struct report_opts *o);

@@ -4,6 +4,7 @@
  * collectors a fleet already runs (node_exporter's textfile collector,
  * a Prometheus scrape).  Histograms are per syscall kind over all traced
  * processes: per-pid histograms would explode a time series database.
+ * The model given holds groups (user/metrics.c), by comm unless told.
  */
 #include <string.h>
 
@@ -27,31 +28,44 @@ static void label(FILE *f, const char *name, const char *value, bool more)
 	fprintf(f, "\"%s", more ? "," : "");
 }
 
-static void proc_labels(FILE *f, const struct proc_model *p, bool more)
+/* A group is a comm, or one process when series are kept per pid. */
+static void proc_labels(FILE *f, const struct proc_model *p,
+			const struct om_opts *o, bool more)
 {
 	char pid[16];
 
-	snprintf(pid, sizeof(pid), "%d", p->pid);
-	label(f, "pid", pid, true);
+	if (o->pid_label) {
+		snprintf(pid, sizeof(pid), "%d", p->pid);
+		label(f, "pid", pid, true);
+	}
 	label(f, "comm", p->comm, more);
 }
 
-static void family(FILE *f, const char *name, const char *type,
-		   const char *help)
+/*
+ * The Prometheus text format (0.0.4) names a counter family with its
+ * _total suffix and has no UNIT line and no EOF.
+ */
+static void family(FILE *f, const struct om_opts *o, const char *name,
+		   const char *type, const char *help)
 {
-	fprintf(f, "# TYPE %s %s\n# HELP %s %s\n", name, type, name, help);
+	const char *suffix = o->prometheus_text && !strcmp(type, "counter") ?
+			     "_total" : "";
+
+	fprintf(f, "# TYPE %s%s %s\n# HELP %s%s %s\n", name, suffix, type,
+		name, suffix, help);
 }
 
-static void tz_accesses(FILE *f, const struct model *m)
+static void tz_accesses(FILE *f, const struct model *m,
+			const struct om_opts *o)
 {
-	family(f, "clocktrace_tz_accesses", "counter",
+	family(f, o, "clocktrace_tz_accesses", "counter",
 	       "Time-zone file accesses that reached the kernel.");
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
 
 		for (size_t k = 0; k < p->npaths; k++) {
 			fputs("clocktrace_tz_accesses_total{", f);
-			proc_labels(f, p, true);
+			proc_labels(f, p, o, true);
 			label(f, "op", kind_name(p->paths[k].kind), true);
 			label(f, "path", p->paths[k].path, false);
 			fprintf(f, "} %llu\n",
@@ -60,11 +74,12 @@ static void tz_accesses(FILE *f, const struct model *m)
 	}
 }
 
-static void clock_syscalls(FILE *f, const struct model *m)
+static void clock_syscalls(FILE *f, const struct model *m,
+			   const struct om_opts *o)
 {
 	char name[64];
 
-	family(f, "clocktrace_clock_syscalls", "counter",
+	family(f, o, "clocktrace_clock_syscalls", "counter",
 	       "Clock system calls that entered the kernel.");
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
@@ -73,20 +88,20 @@ static void clock_syscalls(FILE *f, const struct model *m)
 			if (!p->kinds[k].count)
 				continue;
 			fputs("clocktrace_clock_syscalls_total{", f);
-			proc_labels(f, p, true);
+			proc_labels(f, p, o, true);
 			label(f, "syscall", kind_name(k), false);
 			fprintf(f, "} %llu\n",
 				(unsigned long long)p->kinds[k].count);
 		}
 	}
-	family(f, "clocktrace_clock_reads", "counter",
+	family(f, o, "clocktrace_clock_reads", "counter",
 	       "clock_gettime system calls by clock id.");
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
 
 		for (size_t c = 0; c < p->nclockids; c++) {
 			fputs("clocktrace_clock_reads_total{", f);
-			proc_labels(f, p, true);
+			proc_labels(f, p, o, true);
 			label(f, "clock", clock_name(p->clockids[c].clockid, name,
 						     sizeof(name)), false);
 			fprintf(f, "} %llu\n",
@@ -95,11 +110,13 @@ static void clock_syscalls(FILE *f, const struct model *m)
 	}
 }
 
-static void latency_histograms(FILE *f, const struct model *m)
+static void latency_histograms(FILE *f, const struct model *m,
+			       const struct om_opts *o)
 {
-	family(f, "clocktrace_syscall_latency_seconds", "histogram",
+	family(f, o, "clocktrace_syscall_latency_seconds", "histogram",
 	       "Latency of the counted syscalls, all traced processes.");
-	fputs("# UNIT clocktrace_syscall_latency_seconds seconds\n", f);
+	if (!o->prometheus_text)
+		fputs("# UNIT clocktrace_syscall_latency_seconds seconds\n", f);
 	for (int k = 0; k < KIND_MAX; k++) {
 		__u64 slots[HIST_SLOTS] = {};
 		uint64_t count = 0, sum_ns = 0, cum = 0;
@@ -132,21 +149,23 @@ static void latency_histograms(FILE *f, const struct model *m)
 	}
 }
 
-static void losses(FILE *f, const struct model *m)
+static void losses(FILE *f, const struct model *m, const struct om_opts *o)
 {
-	family(f, "clocktrace_lost_events", "counter",
+	family(f, o, "clocktrace_lost_events", "counter",
 	       "Events that could not be recorded, by reason.");
 	for (int i = 0; i < LOSS_MAX; i++)
 		fprintf(f, "clocktrace_lost_events_total{reason=\"%s\"} %llu\n",
 			loss_name(i), (unsigned long long)m->losses[i]);
 }
 
-void report_openmetrics(FILE *f, const struct model *m)
+void report_openmetrics(FILE *f, const struct model *m,
+			const struct om_opts *o)
 {
-	tz_accesses(f, m);
-	clock_syscalls(f, m);
-	latency_histograms(f, m);
-	losses(f, m);
-	fputs("# EOF\n", f);
+	tz_accesses(f, m, o);
+	clock_syscalls(f, m, o);
+	latency_histograms(f, m, o);
+	losses(f, m, o);
+	if (!o->prometheus_text)
+		fputs("# EOF\n", f);
 	fflush(f);
 }

@@ -179,7 +179,7 @@ int session_setup(struct session *s)
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0 || setup_signals(s))
 		return -1;
-	if (tracer_open(&s->tracer, &o))
+	if (tracer_open(&s->tracer, &o) || session_start_exporter(s))
 		return -1;
 	if (session_watch_fd(s, tracer_ring_fd(&s->tracer)) || session_watch_fd(s, s->sigfd))
 		return -1;
@@ -198,6 +198,8 @@ struct session *session_new(enum mode mode, int argc, char **argv, int *err)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 
+	s->http.lfd = s->http.cfd = -1;
+
 	*err = cli_parse(mode, argc, argv, &s->env);
 	if (!*err)
 		*err = tracer_check_privileges();
@@ -212,6 +214,7 @@ void session_free(struct session *s)
 		fclose(s->out);
 	model_free(&s->model);
 	model_free(&s->prev);
+	metrics_free(&s->metrics);
 	free(s->env.pids);
 	free(s);
 }
@@ -222,6 +225,7 @@ void session_teardown(struct session *s)
 		libc_probe_close(&s->libc);
 	if (s->env.lang)
 		lang_probe_close(&s->lang);
+	http_close(&s->http);
 	tracer_close(&s->tracer);
 	if (s->epfd > 0)
 		close(s->epfd);
@@ -235,7 +239,7 @@ void session_teardown(struct session *s)
 
 bool session_any_alive(struct session *s)
 {
-	tracer_collect(&s->tracer, &s->model);
+	session_collect(s);
 	for (size_t i = 0; i < s->model.nprocs; i++)
 		if (!s->model.procs[i].exited)
 			return true;
@@ -280,24 +284,10 @@ static void reap_prog(struct session *s)
 	s->model.end_ns = now_ns();
 }
 
-/*
- * OpenMetrics into a file is a snapshot, not a log: each interval and the
- * final report replace what the file held, so a textfile collector never
- * reads two expositions of the same series.
- */
-void session_write_openmetrics(struct session *s, const struct model *m)
+void session_collect(struct session *s)
 {
-	struct stat st;
-
-	if (s->out != stdout && s->out != stderr &&
-	    !fstat(fileno(s->out), &st) && S_ISREG(st.st_mode)) {
-		fflush(s->out);
-		if (ftruncate(fileno(s->out), 0))
-			warn("cannot rewrite %s: %s", s->env.output,
-			     strerror(errno));
-		rewind(s->out);
-	}
-	report_openmetrics(s->out, m);
+	tracer_collect(&s->tracer, &s->model);
+	metrics_update(&s->metrics, &s->model);
 }
 
 static void print_interval(struct session *s)
@@ -308,7 +298,7 @@ static void print_interval(struct session *s)
 	char label[64] = "";
 
 	tracer_poll_events(&s->tracer);
-	tracer_collect(&s->tracer, &s->model);
+	session_collect(s);
 	s->model.end_ns = now_ns();
 	model_delta(&s->prev, &s->model, &delta);
 	if (s->env.timestamps) {
@@ -354,7 +344,7 @@ static void update_status(struct session *s)
 	if (!s->status || now - s->status_ns < 1000000000ull)
 		return;
 	s->status_ns = now;
-	tracer_collect(&s->tracer, &s->model);
+	session_collect(s);
 	fprintf(stderr, "\r\033[K[%s] %zu processes, %s events, %llu lost",
 		fmt_duration(d, sizeof(d), now - s->model.start_ns),
 		s->model.nprocs, fmt_count(ev, sizeof(ev), model_events(&s->model)),
@@ -375,6 +365,8 @@ void session_loop(struct session *s)
 			int fd = evs[i].data.fd;
 			uint64_t ticks;
 
+			if (http_handle(&s->http, fd, evs[i].events))
+				continue;
 			if (fd == s->sigfd && handle_signal(s))
 				return;
 			if (fd == s->timerfd &&
@@ -384,6 +376,7 @@ void session_loop(struct session *s)
 				reap_prog(s);
 		}
 		tracer_poll_events(&s->tracer);
+		http_expire(&s->http);
 		update_status(s);
 		if (s->env.libc)
 			libc_probe_rescan(&s->libc, &s->tracer, &s->model);
@@ -402,7 +395,7 @@ void session_loop(struct session *s)
 void session_finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
-	tracer_collect(&s->tracer, &s->model);
+	session_collect(s);
 	if (!s->model.end_ns || s->env.mode != MODE_RUN || s->env.follow)
 		s->model.end_ns = now_ns();
 	for (size_t i = 0; i < s->model.nprocs; i++) {

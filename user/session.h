@@ -6,9 +6,11 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "httpd.h"
 #include "launch.h"
 #include "lang_probe.h"
 #include "libc_probe.h"
+#include "metrics.h"
 #include "model.h"
 #include "tracer.h"
 
@@ -31,6 +33,8 @@ struct session {
 	bool prog_exited;
 	int prog_status;
 	uint64_t exits_seen;
+	struct metrics metrics;		/* what OpenMetrics expositions show */
+	struct http_server http;	/* --listen */
 	bool status;			/* a live status line on stderr */
 	uint64_t status_ns;
 };
@@ -57,6 +61,10 @@ void session_stop_status(struct session *s);
 void session_write_report(struct session *s);
 /* To a file, each exposition replaces the last (a snapshot, not a log). */
 void session_write_openmetrics(struct session *s, const struct model *m);
+/* --listen, and the series' grouping: user/exporter.c. */
+int session_start_exporter(struct session *s);
+/* The maps into s->model, and the exported counters brought up to date. */
+void session_collect(struct session *s);
 
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);

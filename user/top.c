@@ -259,7 +259,8 @@ static void top_loop(struct session *s)
 	for (;;) {
 		uint64_t ticks;
 
-		if (epoll_wait(s->epfd, &ev, 1, 100) == 1) {
+		if (epoll_wait(s->epfd, &ev, 1, 100) == 1 &&
+		    !http_handle(&s->http, ev.data.fd, ev.events)) {
 			if (ev.data.fd == s->sigfd && signalled(s))
 				return;
 			if (ev.data.fd == s->timerfd &&
@@ -270,6 +271,7 @@ static void top_loop(struct session *s)
 			}
 		}
 		tracer_poll_events(&s->tracer);
+		http_expire(&s->http);
 		if (deadline && now_ns() >= deadline)
 			return;
 	}

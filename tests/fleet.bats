@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# Production targeting and fleets: OpenMetrics series per comm, the
+# --listen exporter, long attaches over recycled workers.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	T=$(mktemp -d)
+}
+
+teardown() {
+	[ -n "${WL:-}" ] && kill "$WL" 2>/dev/null
+	[ -n "${CTPID:-}" ] && kill "$CTPID" 2>/dev/null
+	[ -n "${SILENT:-}" ] && exec {SILENT}>&-
+	rm -rf "$T"
+}
+
+# A TCP port nothing listens on now.
+free_port() {
+	/usr/bin/python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until clocktrace serves /metrics on port $1.
+wait_listening() {
+	for _ in $(seq 100); do
+		curl -sf -o /dev/null "http://127.0.0.1:$1/metrics" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# Sum of the samples of family $2 whose labels match $3 (python dict
+# literal), parsed from file $1 with the Prometheus client's OpenMetrics
+# parser ($4 = text: its Prometheus text format parser).
+om_sum() {
+	/usr/bin/python3 - "$@" <<'PY'
+import ast, sys
+if len(sys.argv) > 4 and sys.argv[4] == "text":
+    from prometheus_client.parser import text_string_to_metric_families
+else:
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+want = ast.literal_eval(sys.argv[3])
+n = 0
+for f in text_string_to_metric_families(open(sys.argv[1]).read()):
+    if f.name != sys.argv[2]:
+        continue
+    for s in f.samples:
+        if s.name.endswith(("_created", "_bucket", "_sum")):
+            continue
+        if all(s.labels.get(k) == v for k, v in want.items()):
+            n += s.value
+print(int(n))
+PY
+}
+
+@test "openmetrics: one series per comm, no pid label; --metrics-by pid has them" {
+	"$CT" run --format openmetrics -o "$T/om.txt" -- \
+		"$TOOLS/forktree" -D 1 -W 3 -k 7 2>"$T/wl"
+	want=$(workload_sum "$T/wl" tz_stat)
+	[ "$want" -eq 28 ]
+	[ "$(om_sum "$T/om.txt" clocktrace_tz_accesses "{'comm': 'forktree'}")" -eq "$want" ]
+	! grep -q 'pid=' "$T/om.txt"
+	[ "$(grep -c '^clocktrace_tz_accesses_total{' "$T/om.txt")" -eq 1 ]
+	"$CT" run --format openmetrics --metrics-by pid -o "$T/pid.txt" -- \
+		"$TOOLS/forktree" -D 1 -W 3 -k 7 2>"$T/wl"
+	[ "$(grep -c '^clocktrace_tz_accesses_total{pid="[0-9]*",comm="forktree"' "$T/pid.txt")" -eq 4 ]
+	[ "$(om_sum "$T/pid.txt" clocktrace_tz_accesses "{'comm': 'forktree'}")" -eq 28 ]
+	run -125 "$CT" run --metrics-by cgroupx -- true
+}
+
+@test "--listen: GET /metrics while attached, both formats, counters only grow; 404, 405, 400" {
+	port=$(free_port)
+	"$TOOLS/misbehave" sleep 30 -k 40 2>/dev/null &
+	WL=$!
+	wait_exec "$WL" misbehave
+	"$CT" attach -p "$WL" --listen "127.0.0.1:$port" -o "$T/report" &
+	CTPID=$!
+	wait_listening "$port"
+	curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' \
+		-D "$T/h1" -o "$T/m1" "http://127.0.0.1:$port/metrics"
+	grep -qi '^content-type: application/openmetrics-text' "$T/h1"
+	tail -1 "$T/m1" | grep -qx '# EOF'
+	a=$(om_sum "$T/m1" clocktrace_tz_accesses "{'comm': 'misbehave'}")
+	# misbehave stats 40 times a second: later scrapes count more.
+	sleep 1.2
+	curl -sf -D "$T/h2" -o "$T/m2" "http://127.0.0.1:$port/metrics"
+	grep -qi '^content-type: text/plain; version=0.0.4' "$T/h2"
+	b=$(om_sum "$T/m2" clocktrace_tz_accesses "{'comm': 'misbehave'}" text)
+	[ "$a" -ge 1 ] && [ "$b" -ge $((a + 40)) ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")" = 404 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics")" = 405 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -X PUT "http://127.0.0.1:$port/metrics")" = 405 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics/x")" = 404 ]
+	exec {C}<>"/dev/tcp/127.0.0.1/$port"
+	printf 'NONSENSE\r\n\r\n' >&"$C"
+	read -r status <&"$C"
+	exec {C}>&-
+	[[ "$status" == "HTTP/1.1 400 "* ]]
+	# SIGTERM: the final report, status 0, the port closed.
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+	grep -q '^clocktrace attach' "$T/report"
+	! curl -s -o /dev/null "http://127.0.0.1:$port/metrics"
+}
+
+@test "--listen: a client that never sends holds neither tracing nor the end" {
+	port=$(free_port)
+	"$CT" attach --comm forktree -d 2 --listen "$port" --json -o "$T/r.json" &
+	CTPID=$!
+	wait_listening "$port"
+	# Connected and silent: the only client served until its deadline.
+	exec {SILENT}<>"/dev/tcp/127.0.0.1/$port"
+	start=$(date +%s%N)
+	"$TOOLS/forktree" -D 1 -W 2 -k 9 2>"$T/wl"
+	wait "$CTPID"
+	CTPID=
+	end=$(date +%s%N)
+	[ $(( (end - start) / 1000000 )) -lt 3000 ]
+	want=$(workload_sum "$T/wl" tz_stat)
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq "$want" ]
+}
+
+@test "--listen: a bad address is one line and 125; loopback by default" {
+	run -125 "$CT" attach --comm x --listen 999999
+	[ "${#lines[@]}" -eq 1 ]
+	run -125 "$CT" attach --comm x --listen myhost:80
+	[ "${#lines[@]}" -eq 1 ]
+	port=$(free_port)
+	"$CT" top --listen "$port" -d 2 -o /dev/null &
+	CTPID=$!
+	wait_listening "$port"
+	ss -ltnH "sport = :$port" | grep -q "127.0.0.1:$port"
+	wait "$CTPID"
+	CTPID=
+}
+
+@test "top --listen: series per comm of every process on the machine" {
+	port=$(free_port)
+	"$TOOLS/misbehave" sleep 30 -k 30 2>/dev/null &
+	WL=$!
+	wait_exec "$WL" misbehave
+	"$CT" top --listen "$port" -o /dev/null &
+	CTPID=$!
+	wait_listening "$port"
+	sleep 1.2
+	curl -sf -H 'Accept: application/openmetrics-text' -o "$T/m" \
+		"http://127.0.0.1:$port/metrics"
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': 'misbehave'}")" -ge 30 ]
+	! grep -q 'comm=""' "$T/m"
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+}

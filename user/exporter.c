@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * OpenMetrics out of a session: into the -o file at each interval and at
+ * the end, and over HTTP (--listen) whenever a scraper asks.  Both read
+ * the same per-group counters (user/metrics.c), fed from the maps.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "procfs.h"
+#include "report.h"
+#include "session.h"
+#include "util.h"
+
+/* top's maps hold no names: the live ones are read here. */
+static void name_live_procs(struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc_model *p = &m->procs[i];
+
+		if (!p->comm[0])
+			proc_comm(p->pid, p->comm, sizeof(p->comm));
+	}
+}
+
+static void render(struct session *s, FILE *f, bool prometheus_text)
+{
+	struct om_opts o = {
+		.pid_label = s->env.metrics_by_pid,
+		.prometheus_text = prometheus_text,
+	};
+
+	report_openmetrics(f, &s->metrics.groups, &o);
+}
+
+/*
+ * OpenMetrics into a file is a snapshot, not a log: each interval and the
+ * final report replace what the file held, so a textfile collector never
+ * reads two expositions of the same series.
+ */
+void session_write_openmetrics(struct session *s, const struct model *m)
+{
+	struct stat st;
+
+	if (s->env.mode == MODE_TOP)
+		name_live_procs((struct model *)m);
+	metrics_update(&s->metrics, m);
+	if (s->out != stdout && s->out != stderr &&
+	    !fstat(fileno(s->out), &st) && S_ISREG(st.st_mode)) {
+		fflush(s->out);
+		if (ftruncate(fileno(s->out), 0))
+			warn("cannot rewrite %s: %s", s->env.output,
+			     strerror(errno));
+		rewind(s->out);
+	}
+	render(s, s->out, false);
+}
+
+/* A scrape: the maps as they are now, then the exposition in memory. */
+static char *scrape(void *ctx, bool prometheus_text, size_t *len)
+{
+	struct session *s = ctx;
+	struct model fresh = { .mode = "top" };
+	char *buf = NULL;
+	FILE *f;
+
+	tracer_poll_events(&s->tracer);
+	if (s->env.mode == MODE_TOP) {
+		tracer_collect(&s->tracer, &fresh);
+		name_live_procs(&fresh);
+		metrics_update(&s->metrics, &fresh);
+		model_free(&fresh);
+	} else {
+		session_collect(s);
+	}
+	f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
+	render(s, f, prometheus_text);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int session_start_exporter(struct session *s)
+{
+	s->metrics.by = s->env.metrics_by_pid ? METRICS_BY_PID : METRICS_BY_COMM;
+	if (!s->env.listen)
+		return 0;
+	return http_listen(&s->http, s->epfd, s->env.listen, scrape, s);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-group counters from per-process totals.  A process's total may go
+ * down (top's LRU maps forget a process; a pid is reused after eviction):
+ * then the counter restarted, and all of the new total is growth.
+ */
+#include <string.h>
+
+#include "metrics.h"
+#include "util.h"
+
+int metrics_by_parse(const char *s, enum metrics_by *by)
+{
+	if (!strcmp(s, "comm"))
+		*by = METRICS_BY_COMM;
+	else if (!strcmp(s, "pid"))
+		*by = METRICS_BY_PID;
+	else
+		return -1;
+	return 0;
+}
+
+static uint64_t growth(uint64_t cur, uint64_t old, bool restarted)
+{
+	return restarted ? cur : cur - old;
+}
+
+static void latency_grow(struct latency *sum, const struct latency *cur,
+			 const struct latency *old)
+{
+	bool restarted = cur->count < old->count;
+
+	if (cur->count == old->count)
+		return;
+	sum->count += growth(cur->count, old->count, restarted);
+	sum->errors += growth(cur->errors, old->errors, restarted);
+	sum->total_ns += growth(cur->total_ns, old->total_ns, restarted);
+	for (int i = 0; i < HIST_SLOTS; i++)
+		sum->hist[i] += growth(cur->hist[i], old->hist[i], restarted);
+	if (cur->min_ns < sum->min_ns)
+		sum->min_ns = cur->min_ns;
+	if (cur->max_ns > sum->max_ns)
+		sum->max_ns = cur->max_ns;
+}
+
+static const struct tz_path_stat *old_path(const struct proc_model *old,
+					   const struct tz_path_stat *s)
+{
+	for (size_t i = 0; old && i < old->npaths; i++)
+		if (old->paths[i].kind == s->kind &&
+		    !strcmp(old->paths[i].path, s->path))
+			return &old->paths[i];
+	return NULL;
+}
+
+static uint64_t old_clockid(const struct proc_model *old, int32_t clk)
+{
+	for (size_t i = 0; old && i < old->nclockids; i++)
+		if (old->clockids[i].clockid == clk)
+			return old->clockids[i].count;
+	return 0;
+}
+
+static void proc_grow(struct proc_model *sum, const struct proc_model *cur,
+		      const struct proc_model *old)
+{
+	static const struct proc_model none;
+
+	for (int k = 0; k < KIND_MAX; k++)
+		latency_grow(&sum->kinds[k], &cur->kinds[k],
+			     &(old ? old : &none)->kinds[k]);
+	for (size_t i = 0; i < cur->npaths; i++) {
+		const struct tz_path_stat *s = &cur->paths[i];
+		const struct tz_path_stat *o = old_path(old, s);
+		bool restarted = o && s->count < o->count;
+
+		if (o && s->count == o->count)
+			continue;
+		model_add_path(sum, s->path, s->kind,
+			       growth(s->count, o ? o->count : 0, restarted),
+			       growth(s->errors, o ? o->errors : 0, restarted));
+	}
+	for (size_t i = 0; i < cur->nclockids; i++) {
+		const struct clockid_stat *c = &cur->clockids[i];
+		uint64_t o = old_clockid(old, c->clockid);
+
+		if (c->count != o)
+			model_add_clockid(sum, c->clockid,
+					  growth(c->count, o, c->count < o));
+	}
+}
+
+static bool proc_grew(const struct proc_model *cur,
+		      const struct proc_model *old)
+{
+	if (!old)
+		return cur->npaths || cur->nclockids ||
+		       proc_tz_accesses(cur) || proc_clock_syscalls(cur);
+	for (int k = 0; k < KIND_MAX; k++)
+		if (cur->kinds[k].count != old->kinds[k].count)
+			return true;
+	return false;
+}
+
+/* A group's name: the last comm the process was seen with. */
+static const char *group_comm(const struct proc_model *cur,
+			      const struct proc_model *old)
+{
+	if (cur->comm[0])
+		return cur->comm;
+	if (old && old->comm[0])
+		return old->comm;
+	return "?";
+}
+
+static struct proc_model *group_of(struct metrics *mx, pid_t pid,
+				   const char *comm)
+{
+	struct model *g = &mx->groups;
+	struct proc_model *p;
+
+	if (mx->by == METRICS_BY_PID) {
+		p = model_proc(g, pid);
+	} else {
+		for (size_t i = 0; i < g->nprocs; i++)
+			if (!strcmp(g->procs[i].comm, comm))
+				return &g->procs[i];
+		/* Ids in order of appearance keep the array sorted. */
+		p = model_proc(g, g->nprocs ? g->procs[g->nprocs - 1].pid + 1 : 1);
+	}
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	return p;
+}
+
+void metrics_update(struct metrics *mx, const struct model *cur)
+{
+	struct model next = {};
+
+	for (size_t i = 0; i < cur->nprocs; i++) {
+		const struct proc_model *p = &cur->procs[i];
+		const struct proc_model *old = model_find(&mx->last, p->pid);
+		const char *comm = group_comm(p, old);
+
+		if (proc_grew(p, old))
+			proc_grow(group_of(mx, p->pid, comm), p, old);
+	}
+	model_copy(&next, cur);
+	/* An exited process's name is kept for when its entry is read again. */
+	for (size_t i = 0; i < next.nprocs; i++) {
+		struct proc_model *p = &next.procs[i];
+		const struct proc_model *old = model_find(&mx->last, p->pid);
+
+		if (!p->comm[0] && old)
+			memcpy(p->comm, old->comm, sizeof(p->comm));
+	}
+	model_free(&mx->last);
+	mx->last = next;
+	memcpy(mx->groups.losses, cur->losses, sizeof(cur->losses));
+	mx->groups.start_ns = cur->start_ns;
+	mx->groups.end_ns = cur->end_ns;
+}
+
+void metrics_forget(struct metrics *mx, pid_t pid)
+{
+	model_remove(&mx->last, pid);
+}
+
+void metrics_free(struct metrics *mx)
+{
+	model_free(&mx->last);
+	model_free(&mx->groups);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The series a fleet's collectors see: counters per group of processes
+ * (a comm by default), monotonic across expositions although processes
+ * come and go, their pids are reused and their kernel entries are evicted.
+ * Each update adds what every process did since the last one to its group.
+ */
+#ifndef CLOCKTRACE_METRICS_H
+#define CLOCKTRACE_METRICS_H
+
+#include "model.h"
+
+enum metrics_by { METRICS_BY_COMM, METRICS_BY_PID };
+
+struct metrics {
+	enum metrics_by by;
+	struct model last;	/* per-process totals at the last update */
+	struct model groups;	/* procs[] are the groups' sums */
+};
+
+/* Adds cur's growth since the last update; cur holds per-process totals. */
+void metrics_update(struct metrics *mx, const struct model *cur);
+/* pid's entries were evicted: a process reusing it starts from zero. */
+void metrics_forget(struct metrics *mx, pid_t pid);
+void metrics_free(struct metrics *mx);
+/* "comm" or "pid"; -1 for anything else. */
+int metrics_by_parse(const char *s, enum metrics_by *by);
+
+#endif /* CLOCKTRACE_METRICS_H */
