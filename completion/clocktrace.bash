@@ -11,13 +11,13 @@ _clocktrace_commands="run attach top bench doctor"
 
 _clocktrace_opts_run="-o --output -j --json --format -i --interval
 	-T --timestamp --top --per-process --libc --lang -u --user --follow
-	--max-procs --ringbuf-kb -v --verbose -h --help"
+	--metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_attach="-o --output -j --json --format -p --pid --comm
 	--tree -d --duration -i --interval -T --timestamp --top --per-process
-	--libc --max-procs --ringbuf-kb -v --verbose -h --help"
+	--libc --listen --metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_top="-o --output -j --json --format -d --duration
-	-i --interval -T --timestamp -n --count --top --libc --max-procs
-	--ringbuf-kb -v --verbose -h --help"
+	-i --interval -T --timestamp -n --count --top --libc --listen
+	--metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_bench="-c --clock -d --duration -f --fork --cpu -j --json
 	-o --output -h --help"
 _clocktrace_opts_doctor="-p --pid -j --json -h --help"
@@ -25,7 +25,7 @@ _clocktrace_opts_doctor="-p --pid -j --json -h --help"
 # Options that take a value (in any command that has them).
 _clocktrace_takes_arg="-o --output --format -p --pid --comm -d --duration
 	-i --interval -n --count --top -u --user --max-procs --ringbuf-kb
-	-c --clock --cpu"
+	-c --clock --cpu --listen --metrics-by"
 
 _clocktrace_clocks="realtime monotonic monotonic_raw realtime_coarse
 	monotonic_coarse boottime tai process_cputime_id thread_cputime_id"
@@ -97,6 +97,7 @@ _clocktrace_value() {
 	-p | --pid) _clocktrace_pids "$cur" ;;
 	--comm) _clocktrace_comms "$cur" ;;
 	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;
+	--metrics-by) _clocktrace_add -W "comm pid" -- "$cur" ;;
 	-u | --user) _clocktrace_add -u -- "$cur" ;;
 	-c | --clock) _clocktrace_list "$cur" "$_clocktrace_clocks" ;;
 	*) ;;	# numbers: nothing to offer
