@@ -108,19 +108,22 @@ PY
 
 @test "--listen: a client that never sends holds neither tracing nor the end" {
 	port=$(free_port)
-	"$CT" attach --comm forktree -d 2 --listen "$port" --json -o "$T/r.json" &
+	# A name of its own: other tests on this machine run forktree too.
+	cp "$TOOLS/forktree" "$T/silentfork"
+	"$CT" attach --comm silentfork -d 2 --listen "$port" --json -o "$T/r.json" &
 	CTPID=$!
 	wait_listening "$port"
 	# Connected and silent: the only client served until its deadline.
 	exec {SILENT}<>"/dev/tcp/127.0.0.1/$port"
 	start=$(date +%s%N)
-	"$TOOLS/forktree" -D 1 -W 2 -k 9 2>"$T/wl"
+	"$T/silentfork" -D 1 -W 2 -k 9 2>"$T/wl"
 	wait "$CTPID"
 	CTPID=
 	end=$(date +%s%N)
 	[ $(( (end - start) / 1000000 )) -lt 3000 ]
 	want=$(workload_sum "$T/wl" tz_stat)
-	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq "$want" ]
+	# Exited and evicted by now: counted in their comm's group.
+	[ "$(jqr "$T/r.json" '[.processes[], .exited_groups[] | .tz.accesses] | add')" -eq "$want" ]
 }
 
 @test "--listen: a bad address is one line and 125; loopback by default" {
@@ -153,4 +156,46 @@ PY
 	kill -TERM "$CTPID"
 	wait "$CTPID"
 	CTPID=
+}
+
+# A server recycling N workers (forktree, 3 stats each) once $T/go exists.
+start_recycler() {
+	"$TOOLS/recycler.sh" "$T/go" "$1" "$T/wl" "$TOOLS" &
+	WL=$!
+	wait_exec "$WL" recycler.sh
+}
+
+@test "attach --max-procs bounds live processes: 600 recycled workers through 32 places, exact" {
+	start_recycler 600
+	"$CT" attach -p "$WL" --max-procs 32 --json -o "$T/r.json" &
+	CTPID=$!
+	sleep 0.5
+	touch "$T/go"
+	wait "$CTPID"
+	CTPID=
+	WL=
+	want=$(workload_sum "$T/wl" tz_stat)
+	[ "$want" -eq 1800 ]
+	jq -e '.lost_events == 0 and .evicted_processes > 500' "$T/r.json"
+	[ "$(jqr "$T/r.json" '[(.processes[] | select(.comm == "forktree")),
+		(.exited_groups[] | select(.comm == "forktree")) | .tz.accesses] | add')" -eq "$want" ]
+	[ "$(jqr "$T/r.json" '([.exited_groups[] | select(.comm == "forktree") | .processes] | add) +
+		([.processes[] | select(.comm == "forktree")] | length)')" -eq 600 ]
+}
+
+@test "attach --max-procs 32 with OpenMetrics: the forktree series counts every recycled worker" {
+	start_recycler 400
+	"$CT" attach -p "$WL" --max-procs 32 --format openmetrics -o "$T/om" &
+	CTPID=$!
+	sleep 0.5
+	touch "$T/go"
+	wait "$CTPID"
+	CTPID=
+	WL=
+	want=$(workload_sum "$T/wl" tz_stat)
+	[ "$want" -eq 1200 ]
+	got=$(om_sum "$T/om" clocktrace_tz_accesses "{'comm': 'forktree'}")
+	echo "want $want got $got"
+	[ "$got" -eq "$want" ]
+	[ "$(om_sum "$T/om" clocktrace_lost_events "{}")" -eq 0 ]
 }

@@ -67,7 +67,7 @@ static const struct option_doc docs[] = {
 	{ { "metrics-by", required_argument, NULL, OPT_METRICS_BY }, M_ALL,
 	  "comm|pid", "OpenMetrics series per comm (default) or per process" },
 	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
-	  "processes traced in one run, exited ones too (default 16384)" },
+	  "processes traced at once (run: exited ones too; default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
 	  "ring buffer for process events, power of 2 (default 1024)" },
 	{ { "verbose", no_argument, NULL, 'v' }, M_ALL, NULL,

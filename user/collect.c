@@ -4,6 +4,7 @@
  * so a reader never races the BPF side into losing counts, and per-interval
  * figures are differences of two reads.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -41,6 +42,7 @@ static void take_proc(struct model *m, const void *key, const void *val)
 	p->exit_ns = k->exit_ns;
 	p->exit_status = k->exit_status;
 	p->exited = k->flags & PROC_EXITED;
+	p->in_maps = true;
 	p->execed = k->flags & PROC_EXECED;
 	memcpy(p->comm, k->comm, COMM_LEN);
 	p->comm[COMM_LEN] = '\0';
@@ -108,6 +110,7 @@ static void reset_counters(struct model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];
 
+		p->in_maps = false;
 		for (int k = 0; k < KIND_MAX; k++) {
 			memset(&p->kinds[k], 0, sizeof(p->kinds[k]));
 			p->kinds[k].min_ns = UINT64_MAX;
@@ -136,4 +139,71 @@ int tracer_collect(struct tracer *t, struct model *m)
 	for_each_entry(s->maps.callers, m, take_caller);
 	read_losses(t, m);
 	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every key of the maps below starts with the tgid it belongs to. */
+static void delete_keys_of(struct bpf_map *map, const pid_t *pids, size_t n)
+{
+	size_t ksz = bpf_map__key_size(map), nkeys = 0;
+	int fd = bpf_map__fd(map);
+	char *keys = NULL, cur[ksz], next[ksz];
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		pid_t tgid;
+
+		memcpy(cur, next, ksz);
+		prev = cur;
+		memcpy(&tgid, cur, sizeof(tgid));
+		if (!bsearch(&tgid, pids, n, sizeof(*pids), cmp_pid))
+			continue;
+		keys = xrealloc(keys, nkeys + 1, ksz);
+		memcpy(keys + nkeys++ * ksz, cur, ksz);
+	}
+	/* Deleted after the walk: a deleted key would restart it. */
+	for (size_t i = 0; i < nkeys; i++)
+		bpf_map_delete_elem(fd, keys + i * ksz);
+	free(keys);
+}
+
+/* Only processes whose entry still says exited: a reused pid stays. */
+static size_t still_exited(struct tracer *t, pid_t *pids, size_t n)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		__u32 key = pids[i];
+		struct proc p;
+
+		if (!bpf_map_lookup_elem(fd, &key, &p) && (p.flags & PROC_EXITED))
+			pids[kept++] = pids[i];
+	}
+	return kept;
+}
+
+size_t tracer_evict(struct tracer *t, pid_t *pids, size_t n)
+{
+	struct clocktrace_bpf *s = t->skel;
+
+	n = still_exited(t, pids, n);
+	if (!n)
+		return 0;
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	delete_keys_of(s->maps.stats, pids, n);
+	delete_keys_of(s->maps.clockids, pids, n);
+	delete_keys_of(s->maps.tz_paths, pids, n);
+	delete_keys_of(s->maps.libc_stats, pids, n);
+	delete_keys_of(s->maps.callers, pids, n);
+	delete_keys_of(s->maps.proc_tz, pids, n);
+	/* Last: while it is there, a fork reusing the pid counts a loss. */
+	delete_keys_of(s->maps.procs, pids, n);
+	return n;
 }

@@ -90,16 +90,27 @@ static void proc_grow(struct proc_model *sum, const struct proc_model *cur,
 	}
 }
 
+static uint64_t proc_counts(const struct proc_model *p)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < KIND_MAX; k++)
+		n += p->kinds[k].count;
+	for (size_t i = 0; i < p->npaths; i++)
+		n += p->paths[i].count;
+	for (size_t i = 0; i < p->nclockids; i++)
+		n += p->clockids[i].count;
+	return n;
+}
+
+/*
+ * The maps are read one after another while events go on: a path's count
+ * may be ahead of its syscall's, so every kind of counter is compared.
+ */
 static bool proc_grew(const struct proc_model *cur,
 		      const struct proc_model *old)
 {
-	if (!old)
-		return cur->npaths || cur->nclockids ||
-		       proc_tz_accesses(cur) || proc_clock_syscalls(cur);
-	for (int k = 0; k < KIND_MAX; k++)
-		if (cur->kinds[k].count != old->kinds[k].count)
-			return true;
-	return false;
+	return proc_counts(cur) != (old ? proc_counts(old) : 0);
 }
 
 /* A group's name: the last comm the process was seen with. */

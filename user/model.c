@@ -295,6 +295,15 @@ static void proc_free(struct proc_model *p)
 	lang_sites_clear(p);
 }
 
+static void folded_free(struct model *m)
+{
+	for (size_t i = 0; i < m->nfolded; i++)
+		proc_free(&m->folded[i]);
+	free(m->folded);
+	m->folded = NULL;
+	m->nfolded = 0;
+}
+
 void model_free(struct model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++)
@@ -302,6 +311,7 @@ void model_free(struct model *m)
 	free(m->procs);
 	m->procs = NULL;
 	m->nprocs = 0;
+	folded_free(m);
 }
 
 void model_remove(struct model *m, pid_t pid)
@@ -315,6 +325,62 @@ void model_remove(struct model *m, pid_t pid)
 	proc_free(p);
 	memmove(p, p + 1, (m->nprocs - i - 1) * sizeof(*p));
 	m->nprocs--;
+}
+
+static void latency_add(struct latency *sum, const struct latency *l)
+{
+	if (!l->count)
+		return;
+	sum->count += l->count;
+	sum->errors += l->errors;
+	sum->total_ns += l->total_ns;
+	for (int i = 0; i < HIST_SLOTS; i++)
+		sum->hist[i] += l->hist[i];
+	if (l->min_ns < sum->min_ns)
+		sum->min_ns = l->min_ns;
+	if (l->max_ns > sum->max_ns)
+		sum->max_ns = l->max_ns;
+}
+
+/* A comm may be anything a program chose: the groups are bounded. */
+static struct proc_model *fold_group(struct model *m, const char *comm)
+{
+	struct proc_model *g;
+
+	if (m->nfolded >= MODEL_FOLD_GROUPS)
+		comm = "(other)";
+	for (size_t i = 0; i < m->nfolded; i++)
+		if (!strcmp(m->folded[i].comm, comm))
+			return &m->folded[i];
+	m->folded = xrealloc(m->folded, m->nfolded + 1, sizeof(*m->folded));
+	g = &m->folded[m->nfolded];
+	memset(g, 0, sizeof(*g));
+	g->pid = ++m->nfolded;
+	g->exited = true;
+	snprintf(g->comm, sizeof(g->comm), "%s", comm);
+	for (int k = 0; k < KIND_MAX; k++)
+		g->kinds[k].min_ns = UINT64_MAX;
+	return g;
+}
+
+void model_fold(struct model *m, pid_t pid)
+{
+	struct proc_model *p = model_find(m, pid), *g;
+
+	if (!p)
+		return;
+	g = fold_group(m, p->comm);
+	for (int k = 0; k < KIND_MAX; k++)
+		latency_add(&g->kinds[k], &p->kinds[k]);
+	for (size_t i = 0; i < p->npaths; i++)
+		model_add_path(g, p->paths[i].path, p->paths[i].kind,
+			       p->paths[i].count, p->paths[i].errors);
+	for (size_t i = 0; i < p->nclockids; i++)
+		model_add_clockid(g, p->clockids[i].clockid,
+				  p->clockids[i].count);
+	g->folded++;
+	m->evicted++;
+	model_remove(m, pid);
 }
 
 uint64_t model_duration_ns(const struct model *m)
@@ -465,6 +531,9 @@ void model_copy(struct model *dst, const struct model *src)
 	dst->procs = dup_array(src->procs, src->nprocs, sizeof(*src->procs));
 	for (size_t i = 0; i < src->nprocs; i++)
 		proc_copy(&dst->procs[i], &src->procs[i]);
+	dst->folded = dup_array(src->folded, src->nfolded, sizeof(*src->folded));
+	for (size_t i = 0; i < src->nfolded; i++)
+		proc_copy(&dst->folded[i], &src->folded[i]);
 }
 
 static void latency_sub(struct latency *l, const struct latency *prev)
@@ -507,6 +576,9 @@ void model_delta(const struct model *prev, const struct model *cur,
 		 struct model *out)
 {
 	model_copy(out, cur);
+	/* Folded processes were evicted after their last interval was shown. */
+	folded_free(out);
+	out->evicted = 0;
 	out->start_ns = prev->end_ns ? prev->end_ns : prev->start_ns;
 	for (int i = 0; i < LOSS_MAX; i++)
 		out->losses[i] -= prev->losses[i];

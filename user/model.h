@@ -66,6 +66,7 @@ struct proc_model {
 	int exit_status;		/* wait(2) status */
 	bool exited;
 	bool execed;
+	bool in_maps;			/* its entry was there at the last read */
 
 	struct latency kinds[KIND_MAX];
 	struct clockid_stat *clockids;
@@ -84,6 +85,7 @@ struct proc_model {
 	size_t ncallers;
 	struct lang_site_stat *lang_sites;
 	size_t nlang_sites;
+	uint64_t folded;		/* exited processes summed in (groups) */
 };
 
 /* How --libc probed one function, over every library (bits). */
@@ -132,13 +134,25 @@ struct model {
 	struct lang_run lang;
 	struct proc_model *procs;
 	size_t nprocs;
+	/*
+	 * Exited processes evicted from the kernel maps (a long attach), summed
+	 * per comm: pid is the group's number, folded how many processes.
+	 */
+	struct proc_model *folded;
+	size_t nfolded;
+	uint64_t evicted;		/* processes folded in all */
 };
+
+/* Most groups kept: the rest fold into one named "(other)". */
+#define MODEL_FOLD_GROUPS	1024
 
 /* Finds or adds a process, kept sorted by pid. */
 struct proc_model *model_proc(struct model *m, pid_t pid);
 struct proc_model *model_find(const struct model *m, pid_t pid);
 /* Drops a process and what it holds; nothing if it is not there. */
 void model_remove(struct model *m, pid_t pid);
+/* Adds an exited process's counts to its comm's group, then drops it. */
+void model_fold(struct model *m, pid_t pid);
 void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
 		    uint64_t count, uint64_t errors);
 void model_add_clockid(struct proc_model *p, int32_t clk, uint64_t count);

@@ -244,6 +244,24 @@ static void json_findings(struct json *j, const struct findings *fs)
 	json_arr_end(j);
 }
 
+/* A long attach: exited processes evicted from the maps, per comm. */
+static void json_folded(struct json *j, const struct model *m)
+{
+	json_u64(j, "evicted_processes", m->evicted);
+	json_arr_begin(j, "exited_groups");
+	for (size_t i = 0; i < m->nfolded; i++) {
+		const struct proc_model *g = &m->folded[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "comm", g->comm);
+		json_u64(j, "processes", g->folded);
+		json_u64(j, "clock_syscalls", proc_clock_syscalls(g));
+		json_tz(j, g);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void json_losses(struct json *j, const struct model *m)
 {
 	json_u64(j, "lost_events", model_lost(m));
@@ -286,6 +304,7 @@ void report_json(FILE *f, const struct model *m, const struct findings *fs,
 	for (size_t i = 0; i < m->nprocs; i++)
 		json_proc(&j, m, &m->procs[i]);
 	json_arr_end(&j);
+	json_folded(&j, m);
 	json_findings(&j, fs);
 	json_obj_end(&j);
 	json_finish(&j);

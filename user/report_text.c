@@ -18,6 +18,9 @@ uint64_t model_events(const struct model *m)
 	for (size_t i = 0; i < m->nprocs; i++)
 		n += proc_tz_accesses(&m->procs[i]) +
 		     proc_clock_syscalls(&m->procs[i]);
+	for (size_t i = 0; i < m->nfolded; i++)
+		n += proc_tz_accesses(&m->folded[i]) +
+		     proc_clock_syscalls(&m->folded[i]);
 	return n;
 }
 
@@ -40,13 +43,14 @@ static void print_command(FILE *f, const struct model *m)
 
 static void print_header(FILE *f, const struct model *m)
 {
+	uint64_t procs = m->nprocs + m->evicted;
 	char n1[32], n2[32], d[32];
 
 	fprintf(f, "\nclocktrace %s:", m->mode);
 	print_command(f, m);
-	fprintf(f, "\n  %s, %zu process%s, %s events, %s lost",
-		fmt_duration(d, sizeof(d), model_duration_ns(m)), m->nprocs,
-		m->nprocs == 1 ? "" : "es",
+	fprintf(f, "\n  %s, %llu process%s, %s events, %s lost",
+		fmt_duration(d, sizeof(d), model_duration_ns(m)),
+		(unsigned long long)procs, procs == 1 ? "" : "es",
 		fmt_count(n1, sizeof(n1), model_events(m)),
 		fmt_count(n2, sizeof(n2), model_lost(m)));
 	if (m->has_exit) {
@@ -153,6 +157,28 @@ static void print_tree(FILE *f, const struct model *m,
 	}
 	free(kids);
 	free(byact);
+}
+
+/* A long attach evicts exited processes: their sums per comm. */
+static void print_folded(FILE *f, const struct model *m)
+{
+	char comm[80], a[32], b[32], c[32];
+
+	if (!m->nfolded)
+		return;
+	fprintf(f, "\nEXITED AND EVICTED (%llu processes, summed per comm)\n",
+		(unsigned long long)m->evicted);
+	fprintf(f, "  %10s %-18s %12s %14s\n", "PROCESSES", "COMM",
+		"TZ-ACCESSES", "CLOCK-SYSCALLS");
+	for (size_t i = 0; i < m->nfolded; i++) {
+		const struct proc_model *g = &m->folded[i];
+
+		escape_bytes(comm, sizeof(comm), g->comm, strlen(g->comm));
+		fprintf(f, "  %10s %-18s %12s %14s\n",
+			fmt_count(a, sizeof(a), g->folded), comm,
+			fmt_count(b, sizeof(b), proc_tz_accesses(g)),
+			fmt_count(c, sizeof(c), proc_clock_syscalls(g)));
+	}
 }
 
 struct group {
@@ -394,6 +420,7 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 {
 	print_header(f, m);
 	print_tree(f, m, o);
+	print_folded(f, m);
 	print_parent_vs_children(f, m);
 	print_tz_paths(f, m);
 	print_clockids(f, m);

@@ -284,10 +284,79 @@ static void reap_prog(struct session *s)
 	s->model.end_ns = now_ns();
 }
 
+static bool evicting(const struct session *s)
+{
+	return s->env.mode == MODE_ATTACH && !s->env.libc && !s->env.lang;
+}
+
+/*
+ * A fork, exec or exit notice read after its process was evicted makes it
+ * anew in the model, with no entry in the maps: it must not look alive.
+ */
+static void drop_evicted_ghosts(struct session *s)
+{
+	for (size_t i = s->model.nprocs; i-- > 0;) {
+		pid_t pid = s->model.procs[i].pid;
+
+		if (!s->model.procs[i].in_maps && !s->model.procs[i].exited)
+			model_remove(&s->model, pid);
+	}
+}
+
 void session_collect(struct session *s)
 {
 	tracer_collect(&s->tracer, &s->model);
+	if (evicting(s) && s->model.evicted)
+		drop_evicted_ghosts(s);
 	metrics_update(&s->metrics, &s->model);
+}
+
+/*
+ * A long attach: once a quarter of --max-procs has exited, the exited
+ * processes leave the kernel maps (their last counts were read by the
+ * session_collect just before), summed per comm, so --max-procs bounds the
+ * processes alive at once, not every process ever seen.  Below that the
+ * report keeps every process.  --libc and --lang keep theirs: their call
+ * sites and script lines are resolved at the end.
+ */
+static unsigned int evict_threshold(const struct session *s)
+{
+	return s->env.max_procs / 4 ? s->env.max_procs / 4 : 1;
+}
+
+static void evict_exited(struct session *s)
+{
+	pid_t *pids;
+	size_t n = 0;
+
+	s->exits_evicted = s->exits_seen;
+	if (!evicting(s))
+		return;
+	pids = xcalloc(s->model.nprocs + 1, sizeof(*pids));
+	for (size_t i = 0; i < s->model.nprocs; i++)
+		if (s->model.procs[i].exited)
+			pids[n++] = s->model.procs[i].pid;
+	n = n >= evict_threshold(s) ? tracer_evict(&s->tracer, pids, n) : 0;
+	for (size_t i = 0; i < n; i++) {
+		model_fold(&s->model, pids[i]);
+		model_remove(&s->prev, pids[i]);
+		metrics_forget(&s->metrics, pids[i]);
+	}
+	free(pids);
+}
+
+/*
+ * Without interval reports, as exit notices come; with them, at each
+ * report, after it showed the last interval.
+ */
+static void maybe_evict(struct session *s)
+{
+	if (s->env.interval > 0 ||
+	    s->exits_seen - s->exits_evicted < evict_threshold(s))
+		return;
+	tracer_poll_events(&s->tracer);
+	session_collect(s);
+	evict_exited(s);
 }
 
 static void print_interval(struct session *s)
@@ -319,6 +388,7 @@ static void print_interval(struct session *s)
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
+	evict_exited(s);
 }
 
 void session_start_status(struct session *s)
@@ -377,6 +447,7 @@ void session_loop(struct session *s)
 		}
 		tracer_poll_events(&s->tracer);
 		http_expire(&s->http);
+		maybe_evict(s);
 		update_status(s);
 		if (s->env.libc)
 			libc_probe_rescan(&s->libc, &s->tracer, &s->model);

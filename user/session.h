@@ -33,6 +33,7 @@ struct session {
 	bool prog_exited;
 	int prog_status;
 	uint64_t exits_seen;
+	uint64_t exits_evicted;		/* exits_seen at the last eviction */
 	struct metrics metrics;		/* what OpenMetrics expositions show */
 	struct http_server http;	/* --listen */
 	bool status;			/* a live status line on stderr */

@@ -53,5 +53,10 @@ int tracer_poll_events(struct tracer *t);
 
 /* Everything the maps hold, into m (which may already hold processes). */
 int tracer_collect(struct tracer *t, struct model *m);
+/*
+ * Deletes the entries of the exited processes among pids, keeping the rest
+ * in place; pids is reordered, its first (returned) entries evicted.
+ */
+size_t tracer_evict(struct tracer *t, pid_t *pids, size_t n);
 
 #endif /* CLOCKTRACE_TRACER_H */
