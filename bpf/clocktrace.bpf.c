@@ -178,7 +178,14 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 
 static __always_inline void latency_add(struct latency *l, __u64 ns, bool err)
 {
-	__u32 slot = log2_slot(ns);
+	/*
+	 * The verifiers of 5.10 and 6.1 carry no bound from a 32-bit compare
+	 * over to the 64-bit register that indexes the map value: hide what
+	 * the compiler knows so that it compares all 64 bits.
+	 */
+	__u64 slot = log2_slot(ns);
+
+	barrier_var(slot);
 
 	__sync_fetch_and_add(&l->count, 1);
 	if (err)
