@@ -72,9 +72,10 @@ static __always_inline int syscall_kind(long nr)
  */
 static __always_inline bool compat_syscall(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	/* Not bpf_get_current_task_btf(): Linux 5.10 has no such helper. */
+	struct task_struct *task = (void *)bpf_get_current_task();
 
-	return task->thread_info.status & TS_COMPAT;
+	return BPF_CORE_READ(task, thread_info.status) & TS_COMPAT;
 }
 
 /* Path syscalls without a directory fd take the path first, the rest second. */
