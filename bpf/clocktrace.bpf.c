@@ -389,9 +389,9 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	}
 	ts->sys_nr = nr;
 	if (kind >= KIND_FIRST_TZ && !path_arg_first(nr))
-		ts->sys_arg = regs->si;
+		ts->sys_arg = SYSCALL_ARG1(regs);
 	else
-		ts->sys_arg = regs->di;
+		ts->sys_arg = SYSCALL_ARG0(regs);
 	ts->sys_start_ns = bpf_ktime_get_ns();
 	return 0;
 }
@@ -402,7 +402,7 @@ __noinline int libc_attribute(__u32 tgid, __u32 fn, __u32 kind, __u64 ns);
 
 static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 {
-	long nr = regs->orig_ax;
+	long nr = SYSCALL_NR(regs);
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
 	__u32 tgid;
