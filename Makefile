@@ -122,8 +122,9 @@ $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
 
+# make test cross-builds arm64 (make deb, the kernel matrix's arm64 guest).
 deps:
-	$(Q)tools/install-deps.sh
+	$(Q)tools/install-deps.sh $(if $(filter x86,$(HOST_ARCH)),arm64)
 
 deps-arm64:
 	$(Q)tools/install-deps.sh arm64

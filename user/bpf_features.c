@@ -23,7 +23,7 @@ static const struct feature_text texts[BPF_FEAT_MAX] = {
 		"per-thread state in task storage",
 		"per-thread state in a hash map keyed by thread id "
 		"(Linux < 5.11); a thread beyond its size is not timed and "
-		"is counted (thread_state)",
+		"is counted (thread_state_unavailable)",
 		"threads in a hash map",
 	},
 	[BPF_FEAT_BPF_LOOP] = {
@@ -31,7 +31,7 @@ static const struct feature_text texts[BPF_FEAT_MAX] = {
 		"the environment is read with bpf_loop",
 		"the environment is read in a bounded loop (Linux < 5.17), "
 		"the same cap: " XSTR(ENV_ENTRIES_MAX) " entries, the rest "
-		"counted (tz_path_unwatched)",
+		"counted (tz_paths_unwatched)",
 		"bounded environment loop",
 	},
 	[BPF_FEAT_CMPXCHG] = {
