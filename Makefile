@@ -65,7 +65,7 @@ UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
 .PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench \
-	vmlinux workloads
+	vmlinux vmlinux-image workloads
 
 include tools/Makefile.workloads
 
@@ -121,6 +121,13 @@ $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+# vmlinux/arm64/vmlinux.h is Debian 12's arm64 cloud kernel's BTF (6.1.0-50):
+#   make vmlinux-image ARCH=arm64 IMAGE=.../boot/vmlinuz-6.1.0-50-cloud-arm64
+vmlinux-image:
+	$(Q)mkdir -p $(OUT)
+	$(Q)tools/kernel-btf.py $(IMAGE) > $(OUT)/vmlinux.btf
+	$(BPFTOOL) btf dump file $(OUT)/vmlinux.btf format c > vmlinux/$(ARCH)/vmlinux.h
 
 # make test cross-builds arm64 (make deb, the kernel matrix's arm64 guest).
 deps:
