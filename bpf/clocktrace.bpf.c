@@ -26,7 +26,8 @@ const volatile char target_comm[COMM_LEN] = {};
  * verifier prunes the branch a constant rules out, so an old kernel never
  * sees a helper or map type it does not know.
  */
-const volatile bool has_task_storage = true;	/* Linux >= 5.11 */
+/* Linux >= 5.11: task storage and bpf_get_current_task_btf. */
+const volatile bool has_task_storage = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -377,7 +378,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 
 	/* Every syscall on the machine comes here: no helper call until the
 	 * switch has said this one matters. */
-	if (kind < 0 || compat_syscall())
+	if (kind < 0 || compat_syscall(has_task_storage))
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!is_traced(tgid))

@@ -104,17 +104,26 @@ static __always_inline int syscall_kind(long nr)
  * an AArch32 program on arm64) have other numbers for the same calls (ia32's
  * 4 is write, not stat): never count them.
  */
-static __always_inline bool compat_syscall(void)
+static __always_inline unsigned long compat_bits(struct task_struct *task,
+						 bool btf)
 {
-	/* Not bpf_get_current_task_btf(): Linux 5.10 has no such helper. */
-	struct task_struct *task = (void *)bpf_get_current_task();
-
+	/* A BTF pointer reads directly: no probe read on this hot path. */
 #if defined(__TARGET_ARCH_x86)
 	/* The kernel clears the flag on every return to user mode. */
-	return BPF_CORE_READ(task, thread_info.status) & TS_COMPAT;
+	return (btf ? task->thread_info.status :
+		      BPF_CORE_READ(task, thread_info.status)) & TS_COMPAT;
 #else
-	return BPF_CORE_READ(task, thread_info.flags) & (1UL << TIF_32BIT);
+	return (btf ? task->thread_info.flags :
+		      BPF_CORE_READ(task, thread_info.flags)) & (1UL << TIF_32BIT);
 #endif
+}
+
+/* task_btf: the kernel has bpf_get_current_task_btf (5.11, with task storage). */
+static __always_inline bool compat_syscall(bool task_btf)
+{
+	if (task_btf)
+		return compat_bits(bpf_get_current_task_btf(), true);
+	return compat_bits((void *)bpf_get_current_task(), false);
 }
 
 /* Path syscalls without a directory fd take the path first, the rest second. */
