@@ -22,11 +22,12 @@ const volatile __u32 self_tgid = 0;	/* never count ourselves */
 /* attach --comm: a process that execs into this name is a target too. */
 const volatile char target_comm[COMM_LEN] = {};
 /*
- * What the kernel offers, probed by userspace (user/variant.c).  The
- * verifier prunes the branch a constant rules out, so an old kernel never
- * sees a helper or map type it does not know.
+ * Linux >= 5.11: task storage and bpf_get_current_task_btf, probed by
+ * userspace (user/variant.c).  The verifier prunes the branch this constant
+ * rules out, so an older kernel never sees a helper it does not know.
+ * Features whose mere presence an old kernel refuses (compare-and-swap, a
+ * bpf_loop callback) are in separate programs instead.
  */
-/* Linux >= 5.11: task storage and bpf_get_current_task_btf. */
 const volatile bool has_task_storage = true;
 
 struct {
@@ -360,7 +361,7 @@ static __always_inline struct thread_state *thread_state(bool create)
 				    0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* A thread id is reused: the hash map must forget the thread at its exit. */
+/* Thread ids are reused: the hash map forgets each thread at its exit. */
 static __always_inline void forget_thread(struct task_struct *p)
 {
 	__u32 tid = p->pid;
