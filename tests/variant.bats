@@ -121,6 +121,21 @@ forktree_exact() {
 	done
 }
 
+@test "variant: without the --libc helpers, run --libc fails in one line, doctor warns, run works" {
+	run -125 env CLOCKTRACE_NO_LIBC_HELPERS=1 "$CT" run --libc -- true
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--libc cannot work on this kernel"*"CLOCKTRACE_NO_LIBC_HELPERS"* ]]
+	run env CLOCKTRACE_NO_LIBC_HELPERS=1 "$CT" doctor
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warn  variant libc_helpers: no (turned off by CLOCKTRACE_NO_LIBC_HELPERS): --libc cannot work"* ]]
+	[[ "$output" == *"tracing can work here"* ]]
+	CLOCKTRACE_NO_LIBC_HELPERS=1 "$CT" run --json -o "$T/r.json" -- \
+		"$TOOLS/forktree" -D 1 -W 2 -k 3 2>/dev/null
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq 9 ]
+	[ "$(jqr "$T/r.json" '.kernel.features.libc_helpers')" = false ]
+	[ "$(our_progs)" -eq 0 ]
+}
+
 @test "variant: what run reports it loaded is what doctor says this kernel runs" {
 	"$CT" doctor --json > "$T/doctor.json"
 	"$CT" run --json -o "$T/r.json" -- true

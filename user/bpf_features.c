@@ -43,7 +43,7 @@ static const struct feature_text texts[BPF_FEAT_MAX] = {
 		"plain min/max",
 	},
 	[BPF_FEAT_LIBC_HELPERS] = {
-		"libc_helpers", NULL,
+		"libc_helpers", "CLOCKTRACE_NO_LIBC_HELPERS",
 		"--libc can attach (attach cookies, bpf_find_vma)",
 		"--libc cannot work: it needs bpf_get_attach_cookie (5.15) "
 		"and bpf_find_vma (5.17)",
