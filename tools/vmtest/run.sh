@@ -87,6 +87,7 @@ boot_row()
 	local arch=$1 suite=$2 glob=$3 subset=$4 id=$5 pkg kernel start
 	local log=$results/$id.log
 	: > "$log"
+	echo "$arch $suite $glob $subset" > "$results/$id.row"
 	pkg=$("$here/apt.sh" "$(debian_arch "$arch")" download "$suite" "$glob" \
 		"$VMTEST_DIR/kernels" 2>> "$log") || {
 		echo "vmtest: no kernel $glob in $suite" >> "$log"
@@ -100,7 +101,7 @@ boot_row()
 	timeout -k 5 "$timeout" $(qemu_cmd "$arch") -display none -no-reboot \
 		-monitor none -serial stdio -kernel "$kernel" \
 		-initrd "$VMTEST_DIR/$arch/initrd.cpio.gz" \
-		-append "console=$(console "$arch") panic=-1 quiet loglevel=1 vmtest.subset=$subset" \
+		-append "console=$(console "$arch") panic=-1 quiet loglevel=1 vmtest.subset=$subset vmtest.arch=$arch" \
 		< /dev/null >> "$log" 2>&1
 	echo "$? $(( ($(date +%s%N) - start) / 1000000 ))" > "$results/$id.qemu"
 }
@@ -118,44 +119,38 @@ report_row()
 	tr -d '\r' < "$log" > "$log.clean"
 	grep '^VMINFO ' "$log.clean" | sed 's/^VMINFO //' > "$results/$id.info"
 	echo "# $label: qemu exit $qemu_status after $ms ms; console: $log"
-	[ -x "$(bindir "$arch")/clocktrace" ] ||
-		echo "# $label: no clocktrace built for $arch in $(bindir "$arch")"
 	while read -r name desc; do
 		n=$((n + 1))
 		line=$(grep -E "^VMTAP (not )?ok $name\$" "$log.clean" | head -n 1)
-		if [ "$line" = "VMTAP ok $name" ]; then
-			echo "ok $n - $label: $desc"
+		result="not ok"
+		[ "$line" = "VMTAP ok $name" ] && result=ok
+		echo "$result $name" >> "$results/$id.names"
+		echo "$result $n - $label: $desc"
+		if [ "$result" = ok ]; then
+			continue
 		elif [ -n "$line" ]; then
-			echo "not ok $n - $label: $desc"
 			# Its diagnostics: the lines after it up to the next result.
 			sed -n "/^VMTAP not ok $name\$/,/^VMTAP \(not \)\?ok \|^VMTAP done/p" \
 				"$log.clean" | sed -n 's/^VMTAP # /# /p'
+		elif [ ! -s "$results/$id.release" ]; then
+			echo "# no kernel: $(tail -n 1 "$log.clean")"
+		elif [ ! -x "$(bindir "$arch")/clocktrace" ]; then
+			echo "# no clocktrace built for $arch in $(bindir "$arch"): the guest only booted"
+		elif [ "$qemu_status" = 124 ]; then
+			echo "# the guest was stopped after ${timeout}s before reporting it"
 		else
-			echo "not ok $n - $label: $desc"
-			if [ ! -s "$results/$id.release" ]; then
-				echo "# no kernel: $(tail -n 1 "$log.clean")"
-			elif [ "$qemu_status" = 124 ]; then
-				echo "# the guest was stopped after ${timeout}s before reporting it"
-			else
-				echo "# the guest never reported it (qemu exit $qemu_status):"
-				grep -v '^VM' "$log.clean" | tail -n 5 | sed 's/^/#   /'
-			fi
+			echo "# the guest never reported it (qemu exit $qemu_status):"
+			grep -v '^VM' "$log.clean" | tail -n 5 | sed 's/^/#   /'
 		fi
-	done < <(subset_of "$arch" "$subset") > "$results/$id.tap"
+	done < <(sh "$guest_tests" list "$subset") > "$results/$id.tap"
 	cat "$results/$id.tap"
 	rm -f "$log.clean"
-}
-
-subset_of()
-{
-	local subset=$2
-	[ -x "$(bindir "$1")/clocktrace" ] || subset=boot
-	sh "$guest_tests" list "$subset"
 }
 
 main()
 {
 	local row arch suite glob subset id i pids=() ids=() rows=("$@")
+	local start=$SECONDS
 	mkdir -p "$results"
 	rm -f "$results"/*
 	for arch in $(printf '%s\n' "${rows[@]}" | cut -d: -f1 | sort -u); do
@@ -177,6 +172,8 @@ main()
 		IFS=: read -r arch suite glob subset <<< "${rows[$i]}"
 		report_row "$arch" "$suite" "$glob" "$subset" "${ids[$i]}"
 	done
+	echo "$(date -u +%Y-%m-%d) $((SECONDS - start)) $jobs" > "$results/summary"
+	echo "# vmtest: $((SECONDS - start)) s for ${#rows[@]} kernels, $jobs at once"
 	! grep -q '^not ok' "$results"/*.tap
 }
 
