@@ -234,10 +234,11 @@ t_attach_pid()
 	[ "$(jq '.processes | length' "$W/at.json")" -eq 2 ] ||
 		fail "not 2 processes" "$W/at.err" || return 1
 	while read -r _ pid ppid _ st _; do
-		pid=${pid#pid=} st=${st#tz_stat=}
-		got=$(jq --argjson p "$pid" '.processes[] | select(.pid == $p) | .tz.paths["/etc/localtime"].stat' \
-			"$W/at.json")
-		[ "$got" = "$st" ] || { fail "pid $pid: $got stats, it made $st"; return 1; }
+		pid=${pid#pid=} ppid=${ppid#ppid=} st=${st#tz_stat=}
+		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
+			"\(.ppid) \(.tz.paths["/etc/localtime"].stat)"' "$W/at.json")
+		[ "$got" = "$ppid $st" ] ||
+			{ fail "pid $pid: ppid and stats $got, want $ppid $st"; return 1; }
 	done < "$W/at.wl"
 	[ "$(wl_sum "$W/at.wl" tz_stat)" -eq 200 ] || fail "workload made $(wl_sum "$W/at.wl" tz_stat), not 200"
 }

@@ -112,7 +112,7 @@ n=0
 report_row()
 {
 	local arch=$1 subset=$4 id=$5
-	local log=$results/$id.log release label name desc line qemu_status=? ms=?
+	local log=$results/$id.log release label name desc line qemu_status="?" ms="?"
 	release=$(cat "$results/$id.release" 2>/dev/null)
 	label="vm ${release:-$3} $arch"
 	[ -s "$results/$id.qemu" ] && read -r qemu_status ms < "$results/$id.qemu"
@@ -149,7 +149,7 @@ report_row()
 
 main()
 {
-	local row arch suite glob subset id i pids=() ids=() rows=("$@")
+	local arch suite glob subset id i pids=() ids=() rows=("$@")
 	local start=$SECONDS
 	mkdir -p "$results"
 	rm -f "$results"/*

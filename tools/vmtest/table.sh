@@ -36,19 +36,24 @@ doctor_json()
 	echo "${j:-{\}}"
 }
 
-# "yes"/"no" per feature that changes what clocktrace loads or costs.
+# "yes"/"no" per feature that changes what clocktrace loads or costs,
+# doctor's "variant" checks among them (which fallback the binary runs).
 features()
 {
 	jq -r '[.checks[]? | select(.check | IN("task storage", "uprobe_multi",
-		"fentry", "kprobe")) | "\(.check) \(.detail | split(":")[0])"]
+		"fentry") or startswith("variant ")) |
+		"\(.check | ltrimstr("variant ")) \(.detail | split(" ")[0] | rtrimstr(":"))"]
 		| join(", ")' <<< "$1"
 }
 
-# doctor's warnings and failures, each "status check: detail".
+# doctor's warnings and failures, and each fallback variant chosen, as
+# "check: detail".
 differences()
 {
-	jq -r '[.checks[]? | select(.status != "ok") |
-		"\(.status) \(.check): \(.detail)"] | join("; ")' <<< "$1" |
+	jq -r '[.checks[]? | select(.status != "ok" or
+		(.check | startswith("variant ")) and (.detail | startswith("no"))) |
+		"\(if .status == "ok" then "" else .status + " " end)\(.check |
+		ltrimstr("variant ")): \(.detail)"] | join("; ")' <<< "$1" |
 		sed 's/|/\\|/g'
 }
 
@@ -76,7 +81,7 @@ table()
 	local row id arch suite glob subset release doc passing=
 	echo "$begin"
 	echo
-	echo "| kernel | Debian | arch | tests (subset) | clocksource | features | doctor's warnings and failures |"
+	echo "| kernel | Debian | arch | tests (subset) | clocksource | features | what differs (doctor: warnings, failures, fallbacks) |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	for row in "$results"/*.row; do
 		id=${row%.row}
@@ -87,7 +92,7 @@ table()
 			"| $(sed -n 's/^clocksource //p' "$id.info" 2>/dev/null) | $(features "$doc")" \
 			"| $(differences "$doc") |"
 		grep -q '^not ok' "$id.names" 2>/dev/null ||
-			passing="$passing$(short_release "$release") on $arch"$'\n'
+			passing="$passing$(short_release "$release") $arch"$'\n'
 	done
 	echo
 	read -r day seconds jobs < "$results/summary"
@@ -95,8 +100,11 @@ table()
 	echo "The guests' clocksource is whatever their kernel picked under TCG (hpet"
 	echo "or tsc); the tests expect the vDSO fallback's syscalls only on hpet."
 	if [ -n "$passing" ]; then
-		echo "Minimum kernel: **Linux $(echo "$passing" | sed '/^$/d' | sort -V | head -n 1)**," \
-			"the oldest here that passes every test of its subset."
+		oldest=$(echo "$passing" | sed '/^$/d' | sort -V | head -n 1 | cut -d' ' -f1)
+		arches=$(echo "$passing" | awk -v v="$oldest" '$1 == v { print $2 }' |
+			paste -sd, - | sed 's/,/, /g')
+		echo "Minimum kernel: **Linux $oldest** ($arches), the oldest here that" \
+			"passes every test of its subset."
 	else
 		echo "Minimum kernel: none of these kernels passes every test."
 	fi
