@@ -98,5 +98,5 @@ cp "$here/init" "$root/init"
 cp "$top/tests/vm/guest-tests.sh" "$root/tests/guest-tests.sh"
 chmod 755 "$root/init" "$root/tests/guest-tests.sh"
 
-(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out.$$"
+mv -f "$out.$$" "$out"

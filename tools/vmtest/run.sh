@@ -6,10 +6,11 @@
 # boot, or stops before a test reports, gets "not ok" for that test.
 #   run.sh ROW...      ROW = ARCH:SUITE:PACKAGE_GLOB:SUBSET
 # e.g. x86_64:bookworm:linux-image-6.1.0-*-cloud-amd64-unsigned:full.
-# Environment: VMTEST_DIR (build/vmtest), VMTEST_TIMEOUT (seconds per
-# guest, 240), VMTEST_JOBS (guests at once,
-# half the CPUs), VMTEST_BINDIR_<ARCH> (where
-# that architecture's clocktrace and tools/ are; x86_64: the tree itself).
+# Environment: VMTEST_DIR (build/vmtest: downloads, initramfs),
+# VMTEST_RESULTS (its results/: logs, TAP), VMTEST_TIMEOUT (seconds per
+# guest, 240), VMTEST_JOBS (guests at once, half the CPUs),
+# VMTEST_BINDIR_<ARCH> (where that architecture's clocktrace and tools/ are;
+# x86_64: the tree itself).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,7 @@ VMTEST_DIR=$(cd "$VMTEST_DIR" && pwd)
 timeout=${VMTEST_TIMEOUT:-240}
 # TCG runs a guest's two vCPUs on two host threads.
 jobs=${VMTEST_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
-results=$VMTEST_DIR/results
+results=${VMTEST_RESULTS:-$VMTEST_DIR/results}
 guest_tests=$top/tests/vm/guest-tests.sh
 
 bindir()
@@ -75,8 +76,10 @@ prepare_arch()
 {
 	local arch=$1
 	mkdir -p "$VMTEST_DIR/$arch"
-	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/bpfobjs" \
+	# Built aside and renamed: another run may be packing the old one.
+	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/bpfobjs.$$" \
 		"$here/bpfobjs.c" || return 1
+	mv -f "$VMTEST_DIR/$arch/bpfobjs.$$" "$VMTEST_DIR/$arch/bpfobjs"
 	"$here/initramfs.sh" "$arch" "$(bindir "$arch")" "$VMTEST_DIR/$arch/initrd.cpio.gz"
 }
 
