@@ -197,13 +197,13 @@ t_libc_localtime()
 	done < "$W/lc.want"
 }
 
-# Waits (up to 30 s: TCG) until clocktrace PID's probes are in.
-wait_for_links()
+# Waits (up to 60 s: TCG) until the attach of pid $1 printed its first
+# interval report: by then its targets are in the filter.
+wait_for_first_report()
 {
 	i=0
-	while [ $i -lt 300 ] && kill -0 "$1" 2>/dev/null; do
-		[ "$(bpfobjs | grep -c '^link ')" -gt "$(grep -c '^link ' "$W/baseline")" ] &&
-			return 0
+	while [ $i -lt 600 ] && kill -0 "$1" 2>/dev/null; do
+		[ -s "$W/at.json" ] && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -219,24 +219,24 @@ t_attach_pid()
 		sleep 0.1
 		i=$((i + 1))
 	done
-	"$CT" attach -p "$wl" --json -o "$W/at.json" 2> "$W/at.err" &
+	"$CT" attach -p "$wl" -i 0.5 --json -o "$W/at.json" 2> "$W/at.err" &
 	ct=$!
-	wait_for_links "$ct" || {
+	wait_for_first_report "$ct" || {
 		kill "$ct" "$wl" 2>/dev/null
 		fail "attach did not attach" "$W/at.err"
 		return 1
 	}
-	# Links are in before the pid is in the filter: give it a moment.
-	sleep 1
 	kill -USR1 "$wl"
 	wait "$ct" || fail "attach failed" "$W/at.err" || return 1
 	wait "$wl"
-	[ "$(jq '.processes | length' "$W/at.json")" -eq 2 ] ||
+	# One report per interval, then the totals.
+	jq -s '.[-1]' "$W/at.json" > "$W/at.total"
+	[ "$(jq '.processes | length' "$W/at.total")" -eq 2 ] ||
 		fail "not 2 processes" "$W/at.err" || return 1
 	while read -r _ pid ppid _ st _; do
 		pid=${pid#pid=} ppid=${ppid#ppid=} st=${st#tz_stat=}
 		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
-			"\(.ppid) \(.tz.paths["/etc/localtime"].stat)"' "$W/at.json")
+			"\(.ppid) \(.tz.paths["/etc/localtime"].stat)"' "$W/at.total")
 		[ "$got" = "$ppid $st" ] ||
 			{ fail "pid $pid: ppid and stats $got, want $ppid $st"; return 1; }
 	done < "$W/at.wl"
