@@ -102,6 +102,8 @@ download)
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dest/$name.tmp" ./boot
 	rm -rf "${dest:?}/$name"
 	mv "$dest/$name.tmp" "$dest/$name"
+	# Only /boot is kept; the package is not needed again.
+	rm -f "$deb"
 	echo "$name" > "$pick"
 	echo "$name"
 	;;

@@ -128,8 +128,8 @@ else
 			print "`make test` boots each of these kernels under qemu and runs an"
 			print "integration subset inside (`make vmtest`, `tests/vm/guest-tests.sh`):"
 			print "exact counts against the workloads, `--libc`, `attach -p`, `doctor`,"
-			print "no BPF object left.  Add a kernel with one line of `VMTEST_KERNELS`"
-			print "in the Makefile.\n"
+			print "no BPF object left.  Each result counts in `make test`'s closing line."
+			print "Add a kernel with one line of `VMTEST_KERNELS` in the Makefile.\n"
 			while ((getline l < t) > 0) print l
 			print ""
 		}
