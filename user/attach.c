@@ -72,7 +72,10 @@ static int resolve_targets(struct env *env)
 	ts.n = env->npids;
 	proc_for_each(match_comm, &ts);
 	if (ts.n == env->npids) {
-		warn("attach: no process named '%s'", env->comm);
+		char safe[64];
+
+		warn("attach: no process named '%s'",
+		     escape_arg(safe, sizeof(safe), env->comm));
 		free(ts.pids);
 		env->pids = NULL;
 		return EXIT_TOOL_FAILURE;

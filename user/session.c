@@ -327,7 +327,7 @@ static void print_interval(struct session *s)
 void session_start_status(struct session *s)
 {
 	/* Interval reports would interleave with it. */
-	s->status = isatty(STDERR_FILENO) && s->env.interval == 0;
+	s->status = term_can_redraw(STDERR_FILENO) && s->env.interval == 0;
 	s->status_ns = now_ns();
 }
 

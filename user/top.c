@@ -236,7 +236,7 @@ static void refresh(struct session *s, uint64_t *last_ns)
 	else if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &cur);
 	else
-		print_screen(s, rows, n, secs, isatty(fileno(s->out)));
+		print_screen(s, rows, n, secs, term_can_redraw(fileno(s->out)));
 	free(rows);
 	model_free(&s->prev);
 	s->prev = cur;

@@ -21,32 +21,56 @@ void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * Plain decimal digits only: strtoull alone would also take leading blanks,
+ * a sign, and (with base 0) hex, which a user never meant.
+ */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (*end)
 		return -EINVAL;
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	if (v < min)
+		return -EDOM;
 	*out = v;
 	return 0;
 }
 
+/* DIGITS[.DIGITS]: no sign, blank, exponent, hex, inf or nan. */
+static bool is_plain_decimal(const char *s)
+{
+	size_t int_digits = strspn(s, "0123456789"), frac_digits = 0;
+
+	if (s[int_digits] == '.')
+		frac_digits = strspn(s + int_digits + 1, "0123456789");
+	if (!int_digits && !frac_digits)
+		return false;
+	s += int_digits;
+	if (*s == '.')
+		s += 1 + frac_digits;
+	return !*s;
+}
+
 int parse_seconds(const char *s, double max, double *out)
 {
-	char *end;
 	double v;
 
-	if (!s || !*s)
+	if (!s || !is_plain_decimal(s))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > max)
-		return -EINVAL;
+	v = strtod(s, NULL);
+	if (v > max)
+		return -ERANGE;
+	/* Below a microsecond no timer of ours can tell the difference. */
+	if (v < 1e-6)
+		return -EDOM;
 	*out = v;
 	return 0;
 }
@@ -192,4 +216,17 @@ int open_report(const char *path, FILE **out, FILE *dflt)
 	}
 	*out = fdopen(fd, "w");
 	return *out ? 0 : EXIT_TOOL_FAILURE;
+}
+
+char *escape_arg(char *buf, size_t size, const char *arg)
+{
+	escape_bytes(buf, size, arg, strlen(arg));
+	return buf;
+}
+
+bool term_can_redraw(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && term && *term && strcmp(term, "dumb");
 }
