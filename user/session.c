@@ -262,10 +262,16 @@ static bool handle_signal(struct session *s)
 	return false;
 }
 
+/*
+ * PROG's pidfd stays readable once PROG has exited: it leaves the epoll
+ * set at the first wake-up, or --follow would spin on it until the last
+ * descendant is gone.
+ */
 static void reap_prog(struct session *s)
 {
 	int status;
 
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->launch.pidfd, NULL);
 	if (waitpid(s->launch.pid, &status, WNOHANG) != s->launch.pid)
 		return;
 	s->prog_exited = true;
@@ -355,6 +361,23 @@ static void update_status(struct session *s)
 	fflush(stderr);
 }
 
+/*
+ * Reading every map is the costly part of a wake-up: ask again only when an
+ * exit was notified since, or a second went by (a notice lost to a full
+ * ring buffer must not keep us waiting forever).
+ */
+static bool all_gone(struct session *s)
+{
+	uint64_t now = now_ns();
+
+	if (s->exits_seen == s->exits_checked &&
+	    now - s->alive_checked_ns < 1000000000ull)
+		return false;
+	s->exits_checked = s->exits_seen;
+	s->alive_checked_ns = now;
+	return !session_any_alive(s);
+}
+
 void session_loop(struct session *s)
 {
 	struct epoll_event evs[8];
@@ -383,11 +406,11 @@ void session_loop(struct session *s)
 		if (deadline && now_ns() >= deadline)
 			return;
 		if (s->env.mode == MODE_RUN && s->prog_exited &&
-		    (!s->env.follow || !session_any_alive(s)))
+		    (!s->env.follow || all_gone(s)))
 			return;
 		/* By name, a new target may exec any time: wait for -d or ^C. */
 		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
-		    s->exits_seen && !session_any_alive(s))
+		    s->exits_seen && all_gone(s))
 			return;
 	}
 }

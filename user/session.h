@@ -29,6 +29,8 @@ struct session {
 	bool prog_exited;
 	int prog_status;
 	uint64_t exits_seen;
+	uint64_t exits_checked;		/* exits_seen at the last liveness check */
+	uint64_t alive_checked_ns;
 	bool status;			/* a live status line on stderr */
 	uint64_t status_ns;
 };
