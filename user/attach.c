@@ -167,7 +167,7 @@ int cmd_attach(int argc, char **argv)
 	if (!err)
 		err = resolve_targets(&s->env);
 	if (!err)
-		err = open_report(s->env.output, &s->out, stderr);
+		err = report_file_open(&s->report, s->env.output, stderr);
 	if (err)
 		goto out;
 	s->model.command = argv;
@@ -186,6 +186,7 @@ int cmd_attach(int argc, char **argv)
 	if (!s->abort_signal) {
 		session_finish_model(s);
 		session_write_report(s);
+		err = session_commit_report(s);
 	}
 out:
 	session_free(s);

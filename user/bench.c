@@ -20,6 +20,7 @@
 #include "bench_run.h"
 #include "bench_table.h"
 #include "clocks.h"
+#include "report_file.h"
 #include "util.h"
 
 #define DEFAULT_DURATION	0.2
@@ -75,11 +76,15 @@ static int enable_clock(const char *name, struct bench_args *a)
 		for (i = 0; i < ARRAY_SIZE(bench_clocks); i++)
 			if (bench_clocks[i] == clk)
 				break;
-	if (i == ARRAY_SIZE(bench_clocks))
-		return bad_arg("unknown clock (realtime, monotonic, "
-			       "monotonic_raw, realtime_coarse, monotonic_coarse, "
-			       "boottime, tai, process_cputime_id, "
-			       "thread_cputime_id)", name);
+	if (i == ARRAY_SIZE(bench_clocks)) {
+		char safe[128];
+
+		warn("bench: unknown clock '%s' (realtime, monotonic, "
+		     "monotonic_raw, realtime_coarse, monotonic_coarse, "
+		     "boottime, tai, process_cputime_id, thread_cputime_id)",
+		     escape_arg(safe, sizeof(safe), name));
+		return EXIT_TOOL_FAILURE;
+	}
 	a->clock_on[i] = true;
 	return 0;
 }
@@ -242,15 +247,17 @@ int cmd_bench(int argc, char **argv)
 	struct bench_report b = {};
 	struct bench_verdict v;
 	struct bench_args a = {};
-	FILE *out;
+	struct report_file out;
 	int err;
 
 	err = parse_args(argc, argv, &a);
 	if (err)
 		return err < 0 ? 0 : err;
-	err = open_report(a.output, &out, stdout) ?: pin(a.cpu);
-	if (err)
+	err = report_file_open(&out, a.output, stdout) ?: pin(a.cpu);
+	if (err) {
+		report_file_discard(&out);
 		return err;
+	}
 	describe_machine(&b);
 	b.duration = a.opts.duration;
 	b.cpu = a.cpu;
@@ -261,14 +268,12 @@ int cmd_bench(int argc, char **argv)
 		bench_sort(b.rows, b.n);
 		bench_verdict(&b, &v);
 		if (a.json)
-			bench_print_json(out, &b, &v);
+			bench_print_json(out.f, &b, &v);
 		else
-			bench_print_text(out, &b, &v);
+			bench_print_text(out.f, &b, &v);
+		err = report_file_commit(&out);
 	}
-	if (out != stdout && fclose(out) && !err) {
-		warn("bench: cannot write %s: %s", a.output, strerror(errno));
-		err = EXIT_TOOL_FAILURE;
-	}
+	report_file_discard(&out);
 	free(b.rows);
 	return err;
 }

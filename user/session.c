@@ -203,8 +203,7 @@ void session_free(struct session *s)
 {
 	launch_abort(&s->launch);
 	session_teardown(s);
-	if (s->out && s->out != stderr && s->out != stdout)
-		fclose(s->out);
+	report_file_discard(&s->report);
 	model_free(&s->model);
 	model_free(&s->prev);
 	free(s->env.pids);
@@ -281,22 +280,22 @@ static void reap_prog(struct session *s)
 
 /*
  * OpenMetrics into a file is a snapshot, not a log: each interval and the
- * final report replace what the file held, so a textfile collector never
- * reads two expositions of the same series.
+ * final report replace what the file held (renamed into place whole), so a
+ * textfile collector never reads two expositions, nor half of one.
  */
 void session_write_openmetrics(struct session *s, const struct model *m)
 {
-	struct stat st;
+	FILE *f = report_file_stream(&s->report);
 
-	if (s->out != stdout && s->out != stderr &&
-	    !fstat(fileno(s->out), &st) && S_ISREG(st.st_mode)) {
-		fflush(s->out);
-		if (ftruncate(fileno(s->out), 0))
-			warn("cannot rewrite %s: %s", s->env.output,
-			     strerror(errno));
-		rewind(s->out);
-	}
-	report_openmetrics(s->out, m);
+	if (!f)
+		return;
+	report_openmetrics(f, m);
+	report_file_snapshot(&s->report);
+}
+
+int session_commit_report(struct session *s)
+{
+	return report_file_commit(&s->report);
 }
 
 static void print_interval(struct session *s)
@@ -304,6 +303,7 @@ static void print_interval(struct session *s)
 	struct model delta = {};
 	struct findings fs = {};
 	struct report_opts ro = { .top_n = s->env.top_n ? s->env.top_n : 10 };
+	FILE *f = report_file_stream(&s->report);
 	char label[64] = "";
 
 	tracer_poll_events(&s->tracer);
@@ -319,12 +319,14 @@ static void print_interval(struct session *s)
 	}
 	ro.interval_label = label;
 	findings_build(&delta, &fs);
-	if (s->env.format == FORMAT_JSON)
-		report_json(s->out, &delta, &fs, false);
-	else if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
+	else if (!f)
+		;	/* a write failed: said once, the end will say 125 */
+	else if (s->env.format == FORMAT_JSON)
+		report_json(f, &delta, &fs, false);
 	else
-		report_interval_text(s->out, &delta, &ro);
+		report_interval_text(f, &delta, &ro);
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
@@ -445,15 +447,15 @@ void session_write_report(struct session *s)
 		.top_n = s->env.top_n,
 		.per_process = s->env.per_process,
 	};
+	FILE *f = report_file_stream(&s->report);
 
 	findings_build(&s->model, &fs);
-	if (s->env.format == FORMAT_JSON)
-		report_json(s->out, &s->model, &fs, true);
-	else if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
-	else
-		report_text(s->out, &s->model, &fs, &ro);
+	else if (s->env.format == FORMAT_JSON && f)
+		report_json(f, &s->model, &fs, true);
+	else if (f)
+		report_text(f, &s->model, &fs, &ro);
 	findings_free(&fs);
-	fflush(s->out);
 }
 

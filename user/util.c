@@ -175,49 +175,6 @@ char *xstrdup(const char *s)
 	return check_alloc(strdup(s ? s : ""));
 }
 
-int open_report(const char *path, FILE **out, FILE *dflt)
-{
-	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
-	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
-	bool created = true;
-	int fd;
-
-	if (!path) {
-		*out = dflt;
-		return 0;
-	}
-	/*
-	 * Never follow a link planted where root writes the report, and know
-	 * whether the file is new: only a new one may change owner.
-	 */
-	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
-	if (fd < 0 && errno == EEXIST) {
-		created = false;
-		fd = open(path, flags | O_TRUNC);
-	}
-	if (fd < 0) {
-		warn("cannot write %s: %s", path,
-		     errno == ELOOP ? "it is a symbolic link (not followed)" :
-		     strerror(errno));
-		return EXIT_TOOL_FAILURE;
-	}
-	/*
-	 * Under sudo, a report we created belongs to the user who asked for
-	 * it; an existing file keeps its owner (it may be root's own).
-	 */
-	if (created && sudo_uid && sudo_gid && geteuid() == 0) {
-		uint64_t uid, gid;
-
-		if (!parse_u64(sudo_uid, 0, UINT32_MAX, &uid) &&
-		    !parse_u64(sudo_gid, 0, UINT32_MAX, &gid) &&
-		    fchown(fd, uid, gid))
-			warn("cannot give %s to uid %s: %s", path, sudo_uid,
-			     strerror(errno));
-	}
-	*out = fdopen(fd, "w");
-	return *out ? 0 : EXIT_TOOL_FAILURE;
-}
-
 char *escape_arg(char *buf, size_t size, const char *arg)
 {
 	escape_bytes(buf, size, arg, strlen(arg));

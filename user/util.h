@@ -42,13 +42,6 @@ void escape_bytes(char *dst, size_t size, const char *src, size_t len);
 char *escape_arg(char *buf, size_t size, const char *arg);
 
 /*
- * -o FILE for every command: never follows a symbolic link at FILE, and
- * under sudo the file belongs to the user who asked.  dflt when path is
- * NULL.  Returns 0 or EXIT_TOOL_FAILURE after one line on stderr.
- */
-int open_report(const char *path, FILE **out, FILE *dflt);
-
-/*
  * A terminal that understands the cursor and erase codes we redraw with:
  * not a file, not TERM=dumb (Emacs' shell), not TERM unset.
  */
