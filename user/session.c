@@ -410,9 +410,11 @@ void session_loop(struct session *s)
 		if (s->env.mode == MODE_RUN && s->prog_exited &&
 		    (!s->env.follow || all_gone(s)))
 			return;
-		/* By name, a new target may exec any time: wait for -d or ^C. */
-		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
-		    s->exits_seen && all_gone(s))
+		/*
+		 * By name, a new target may exec any time: wait for -d or ^C.
+		 * By pid, end when all are gone, even if no exit notice came.
+		 */
+		if (s->env.mode == MODE_ATTACH && !s->env.comm && all_gone(s))
 			return;
 	}
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "procfs.h"
 #include "util.h"
 
 static void test_u64_plain_decimal_only(void **state)
@@ -108,6 +109,25 @@ static void test_escape_arg_keeps_one_line(void **state)
 	assert_string_equal(escape_arg(buf, 6, "ab\ncd"), "ab");
 }
 
+static void test_proc_stat_state_and_flags(void **state)
+{
+	char st = 0;
+	unsigned long flags = 0;
+
+	(void)state;
+	/* A comm with blanks and ')' in it: the last ')' ends it. */
+	assert_int_equal(proc_stat_parse("42 (a) b) Z) Z 1 42 42 0 -1 4227084 "
+					 "0 0", &st, &flags), 0);
+	assert_int_equal(st, 'Z');
+	assert_int_equal(flags, 4227084);
+	assert_int_equal(proc_stat_parse("2 (kthreadd) S 0 0 0 0 -1 2129984 0",
+					 &st, &flags), 0);
+	assert_true(flags & PROC_FLAG_KTHREAD);
+	assert_int_equal(proc_stat_parse("2 (kthreadd S 0 0", &st, &flags), -1);
+	assert_int_equal(proc_stat_parse("2 (x) S 0 0 0", &st, &flags), -1);
+	assert_int_equal(proc_stat_parse("", &st, &flags), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_escape_arg_keeps_one_line),
+		cmocka_unit_test(test_proc_stat_state_and_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
