@@ -216,3 +216,23 @@ one_line_125() {
 	"$CT" run -o "$TMP/theirdir/owners/c.txt" -- true
 	grep -q '^PROCESSES' "$TMP/dest/c.txt"
 }
+
+@test "-o to a file or FIFO another user planted in a sticky world-writable dir: 125, left alone" {
+	mkdir -m 1777 "$TMP/shared"
+	echo theirs >"$TMP/shared/r.txt"
+	chown nobody "$TMP/shared/r.txt"
+	run "$CT" run -o "$TMP/shared/r.txt" -- true
+	one_line_125
+	[[ "$output" == *"belongs to uid 65534"* ]]
+	[ "$(cat "$TMP/shared/r.txt")" = theirs ]
+	# A FIFO would block the root tracer until someone reads it.
+	mkfifo "$TMP/shared/fifo"
+	chown nobody "$TMP/shared/fifo"
+	run timeout 10 "$CT" run -o "$TMP/shared/fifo" -- true
+	one_line_125
+	# The sudo user's own file there is theirs to replace.
+	SUDO_UID=65534 SUDO_GID=65534 "$CT" run -o "$TMP/shared/r.txt" -- true
+	grep -q '^PROCESSES' "$TMP/shared/r.txt"
+	[ "$(stat -c %U "$TMP/shared/r.txt")" = nobody ]
+	only_files "$TMP/shared" r.txt fifo
+}

@@ -85,6 +85,7 @@ static int fail(struct report_file *r, int err, const char *why)
 static int std_stream(struct report_file *r, const char *path)
 {
 	uint64_t fd;
+	int dup;
 
 	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
 		r->f = stdout;
@@ -100,10 +101,10 @@ static int std_stream(struct report_file *r, const char *path)
 		r->f = fd == 1 ? stdout : stderr;
 		return 1;
 	}
-	fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if ((int)fd < 0)
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dup < 0)
 		return -errno;
-	r->f = checked_stream(r, fd);
+	r->f = checked_stream(r, dup);
 	return r->f ? 1 : -ENOMEM;
 }
 
@@ -174,6 +175,33 @@ static int start_temp(struct report_file *r, const struct keeper_target *t)
 	return r->f ? 0 : fail(r, ENOMEM, NULL);
 }
 
+/*
+ * fs.protected_regular's rule: in a world-writable sticky directory, a
+ * file that neither we, the directory's owner nor the sudo user own was
+ * put there by someone else, to be handed our report (it would keep its
+ * owner).  Refused whatever the sysctl says.
+ */
+static bool planted(struct report_file *r, int dirfd, const struct stat *st)
+{
+	const char *sudo_uid = getenv("SUDO_UID");
+	struct stat dir;
+	uint64_t uid;
+	char why[128];
+
+	if (fstat(dirfd, &dir) || !(dir.st_mode & S_ISVTX) ||
+	    !(dir.st_mode & S_IWOTH) || st->st_uid == geteuid() ||
+	    st->st_uid == dir.st_uid)
+		return false;
+	if (sudo_uid && !parse_u64(sudo_uid, 0, UINT32_MAX - 1, &uid) &&
+	    st->st_uid == uid)
+		return false;
+	snprintf(why, sizeof(why), "it belongs to uid %u and sits in a "
+		 "world-writable sticky directory (not replaced)",
+		 (unsigned int)st->st_uid);
+	fail(r, EPERM, why);
+	return true;
+}
+
 static int open_in_dir(struct report_file *r, int dirfd, const char *name)
 {
 	struct keeper_target t = { .dirfd = dirfd };
@@ -188,6 +216,8 @@ static int open_in_dir(struct report_file *r, int dirfd, const char *name)
 	}
 	if (S_ISLNK(st.st_mode))
 		return fail(r, 0, "it is a symbolic link (not followed)");
+	if (planted(r, dirfd, &st))
+		return EXIT_TOOL_FAILURE;
 	if (S_ISDIR(st.st_mode))
 		return fail(r, EISDIR, NULL);
 	if (!S_ISREG(st.st_mode))
