@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -261,6 +262,22 @@ int report_file_open(struct report_file *r, const char *path, FILE *dflt)
 	return err;
 }
 
+/*
+ * A pipe whose reader went away (| head): it stopped reading by choice;
+ * that is no report we failed to write, and no reason for status 125.
+ */
+static bool reader_left(FILE *f, int write_errno)
+{
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+	struct stat st;
+
+	if (write_errno == EPIPE)
+		return true;
+	return p.fd >= 0 && !fstat(p.fd, &st) &&
+	       (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	       poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 /* Every write, the flush, the sync and the close of the stream. */
 static int close_stream(struct report_file *r)
 {
@@ -269,7 +286,7 @@ static int close_stream(struct report_file *r)
 
 	if (fflush(r->f) && !r->write_errno)
 		r->write_errno = errno;
-	if (ferror(r->f))
+	if (ferror(r->f) && !reader_left(r->f, r->write_errno))
 		err = r->write_errno ? r->write_errno : EIO;
 	if (!std) {
 		/* On a file system that reports errors late, fsync does. */
