@@ -142,10 +142,10 @@ static int settle_fds(int sock, int dirfd)
 {
 	int null = open("/dev/null", O_RDWR), s, d;
 
-	if (null < 0)
-		return -1;
+	/* Nothing is written to 0-2; without /dev/null (a bare chroot) they just close. */
 	for (int fd = 0; fd <= 2; fd++)
-		dup2(null, fd);
+		if (null < 0 || dup2(null, fd) < 0)
+			close(fd);
 	s = fcntl(sock, F_DUPFD, 16);
 	d = fcntl(dirfd, F_DUPFD, 16);
 	if (s < 0 || d < 0 || dup2(s, KEEPER_SOCK) < 0 ||
