@@ -17,7 +17,9 @@
 
 #define MAX_LINKS	40	/* the kernel's MAXSYMLINKS */
 
-int may_follow_link(const struct stat *dir, const struct stat *link, uid_t us)
+/* Would fs.protected_symlinks let US follow LINK, found in directory DIR? */
+static bool may_follow_link(const struct stat *dir, const struct stat *link,
+			    uid_t us)
 {
 	bool sticky_shared = (dir->st_mode & S_ISVTX) &&
 			     (dir->st_mode & S_IWOTH);

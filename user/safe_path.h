@@ -18,8 +18,4 @@
  */
 int open_dir_safely(const char *dir, uid_t *link_uid);
 
-/* Would protected_symlinks let us follow LINK, found in directory DIR? */
-struct stat;
-int may_follow_link(const struct stat *dir, const struct stat *link, uid_t us);
-
 #endif /* CLOCKTRACE_SAFE_PATH_H */
