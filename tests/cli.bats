@@ -176,6 +176,11 @@ refused() {
 	[[ "$output" != *$'\033'* ]]
 	refused bench -c $'x\ny'
 	refused doctor $'x\ny'
+	refused run -o "$TMP/"$'no\nsuch/r.txt' -- true
+	[[ "$output" == *'no\x0asuch'* ]]
+	run -127 "$CT" run -o "$TMP/r.txt" -- $'/no\nprog'
+	one_line
+	[[ "$output" == *'/no\x0aprog'* ]]
 }
 
 @test "top with TERM=dumb or a file sends no terminal codes; a terminal gets them" {

@@ -76,7 +76,10 @@ static FILE *checked_stream(struct report_file *r, int fd)
 
 static int fail(struct report_file *r, int err, const char *why)
 {
-	warn("cannot write %s: %s", r->path ? r->path : "the report",
+	char safe[256];
+
+	warn("cannot write %s: %s",
+	     r->path ? escape_arg(safe, sizeof(safe), r->path) : "the report",
 	     why ? why : strerror(err));
 	r->failed = true;
 	return EXIT_TOOL_FAILURE;
@@ -169,8 +172,13 @@ static int start_temp(struct report_file *r, const struct keeper_target *t)
 	fd = keeper_new_temp(r->keeper);
 	if (fd < 0)
 		return fail(r, -fd, NULL);
-	if (t->give && !fstat(fd, &st) && st.st_uid != t->uid)
-		warn("cannot give %s to uid %u", r->path, (unsigned int)t->uid);
+	if (t->give && !fstat(fd, &st) && st.st_uid != t->uid) {
+		char safe[256];
+
+		warn("cannot give %s to uid %u",
+		     escape_arg(safe, sizeof(safe), r->path),
+		     (unsigned int)t->uid);
+	}
 	r->fd = fd;
 	r->f = checked_stream(r, fd);
 	return r->f ? 0 : fail(r, ENOMEM, NULL);
