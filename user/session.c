@@ -111,6 +111,8 @@ static void on_event(void *ctx, const struct event *e)
 		session_learn_proc_env(p);
 		if (s->env.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
+		if (s->env.lang)
+			lang_probe_process(&s->lang, p->pid);
 		break;
 	case EVENT_EXIT:
 		s->exits_seen++;
@@ -166,6 +168,7 @@ int session_setup(struct session *s)
 		.ringbuf_kb = s->env.ringbuf_kb,
 		.verbose = s->env.verbose,
 		.libc = s->env.libc,
+		.lang = s->env.lang,
 		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
 		.on_event = on_event,
 		.ctx = s,
@@ -182,6 +185,8 @@ int session_setup(struct session *s)
 		return -1;
 	if (s->env.libc)
 		libc_probe_init(&s->libc, &s->tracer, s->env.verbose);
+	if (s->env.lang)
+		lang_probe_init(&s->lang, &s->tracer, s->env.verbose);
 	s->model.mode = mode_name(s->env.mode);
 	s->model.libc_enabled = s->env.libc;
 	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
@@ -214,6 +219,8 @@ void session_teardown(struct session *s)
 {
 	if (s->env.libc)
 		libc_probe_close(&s->libc);
+	if (s->env.lang)
+		lang_probe_close(&s->lang);
 	tracer_close(&s->tracer);
 	if (s->epfd > 0)
 		close(s->epfd);
@@ -433,6 +440,8 @@ void session_finish_model(struct session *s)
 	}
 	if (s->env.libc)
 		libc_probe_finish(&s->libc, &s->model);
+	if (s->env.lang)
+		lang_probe_collect(&s->lang, &s->model);
 	if (s->prog_exited) {
 		s->model.has_exit = true;
 		if (WIFSIGNALED(s->prog_status))
@@ -454,9 +463,13 @@ void session_write_report(struct session *s)
 	findings_build(&s->model, &fs);
 	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
-	else if (s->env.format == FORMAT_JSON && f)
+	else if (!f)
+		;	/* a write failed: said once, the end says 125 */
+	else if (s->env.format == FORMAT_JSON)
 		report_json(f, &s->model, &fs, true);
-	else if (f)
+	else if (s->env.format == FORMAT_FOLDED)
+		report_folded(f, &s->model);
+	else
 		report_text(f, &s->model, &fs, &ro);
 	findings_free(&fs);
 }

@@ -175,6 +175,18 @@ char *xstrdup(const char *s)
 	return check_alloc(strdup(s ? s : ""));
 }
 
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return check_alloc(n < 0 ? NULL : s);
+}
+
 char *escape_arg(char *buf, size_t size, const char *arg)
 {
 	escape_bytes(buf, size, arg, strlen(arg));
