@@ -44,7 +44,7 @@ static bool file_find(const char *path, const char *needle, char *out,
 	ssize_t r;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		goto out;
 	while (!found && total < SCAN_MAX &&

@@ -148,7 +148,7 @@ static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms)
 /* PT_INTERP of an executable: dynamic (1), static (0), unknown (-1). */
 static int exe_is_dynamic(const char *exe)
 {
-	int fd = exe ? open(exe, O_RDONLY | O_CLOEXEC) : -1, dynamic = -1;
+	int fd = exe ? open_regular(exe) : -1, dynamic = -1;
 	size_t n = 0;
 	Elf *elf;
 

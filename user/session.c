@@ -355,7 +355,33 @@ static void update_status(struct session *s)
 	fflush(stderr);
 }
 
-void session_loop(struct session *s)
+static void die_of_signal(int sig)
+{
+	_exit(128 + sig);
+}
+
+/*
+ * Once the loop is over, nothing may keep clocktrace from ending: signals
+ * already queued count as they would have in the loop, and from now on
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT end it at once (128+N, no report),
+ * whatever the report is waiting for.
+ */
+static void enter_end_phase(struct session *s)
+{
+	struct sigaction sa = { .sa_handler = die_of_signal };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t mask;
+
+	handle_signal(s);
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&mask, sigs[i]);
+	}
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+}
+
+static void loop_until_done(struct session *s)
 {
 	struct epoll_event evs[8];
 	uint64_t deadline = s->env.duration > 0 ?
@@ -390,6 +416,12 @@ void session_loop(struct session *s)
 		    s->exits_seen && !session_any_alive(s))
 			return;
 	}
+}
+
+void session_loop(struct session *s)
+{
+	loop_until_done(s);
+	enter_end_phase(s);
 }
 
 void session_finish_model(struct session *s)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -121,6 +122,31 @@ void escape_bytes(char *dst, size_t size, const char *src, size_t len)
 		}
 	}
 	dst[o] = '\0';
+}
+
+int open_regular(const char *path)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd;
+
+	/*
+	 * An O_PATH descriptor opens nothing: a FIFO cannot block us and a
+	 * device (a symbolic link to /dev/watchdog) is never opened.  Only a
+	 * regular file is then opened for reading, through that same inode.
+	 */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	return fd;
 }
 
 static void *check_alloc(void *p)

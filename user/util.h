@@ -42,6 +42,13 @@ void escape_bytes(char *dst, size_t size, const char *src, size_t len);
  */
 int open_report(const char *path, FILE **out, FILE *dflt);
 
+/*
+ * Opens for reading a file whose path a traced program controls: only a
+ * regular file, never blocking (a FIFO) and never opening a device.
+ * A descriptor, or -1 with errno (EINVAL: not a regular file).
+ */
+int open_regular(const char *path);
+
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
