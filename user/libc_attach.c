@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include "clocktrace.skel.h"
+#include "escape.h"
 #include "libc_attach.h"
 #include "probe_place.h"
 #include "symbolize.h"
@@ -159,8 +160,11 @@ static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
 				     set->offs, set->cookies, set->n, kind);
 
 	if (fd < 0) {
+		char *shown = escape_dup(lib->path, ESCAPE_TEXT);
+
 		warn("--libc: cannot attach %s to %s: %s",
-		     bpf_program__name(prog), lib->path, strerror(-fd));
+		     bpf_program__name(prog), shown, strerror(-fd));
+		free(shown);
 		return -1;
 	}
 	lib->link_fds[slot] = fd;
@@ -183,9 +187,13 @@ static int attach_classic(struct libc_lib *lib, struct bpf_program *prog,
 		l = bpf_program__attach_uprobe_opts(prog, -1, lib->path,
 						    set->offs[i], &opts);
 		if (!l) {
+			int err = errno;
+			char *shown = escape_dup(lib->path, ESCAPE_TEXT);
+
 			warn("--libc: cannot attach %s to %s+0x%llx: %s",
-			     bpf_program__name(prog), lib->path,
-			     (unsigned long long)set->offs[i], strerror(errno));
+			     bpf_program__name(prog), shown,
+			     (unsigned long long)set->offs[i], strerror(err));
+			free(shown);
 			continue;
 		}
 		lib->links[lib->nlinks++] = l;
@@ -212,13 +220,16 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 {
 	struct probe_set sets[SLOT_MAX] = {};
 	struct elf_syms *syms = elf_syms_load(lib->path);
+	/* A library's path is the traced program's choice. */
+	char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 	enum libc_links links;
 	int ok = 0;
 
 	for (int i = 0; i < SLOT_MAX; i++)
 		lib->link_fds[i] = -1;
 	if (!syms) {
-		warn("--libc: %s is not a readable ELF file", lib->path);
+		warn("--libc: %s is not a readable ELF file", shown);
+		free(shown);
 		return -1;
 	}
 	plan(lib, syms, sets);
@@ -239,8 +250,9 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 	}
 	if (verbose)
 		fprintf(stderr, "clocktrace: --libc: %s: %u entry, %u return "
-			"probes (%s)\n", lib->path, sets[SLOT_ENTRY].n,
+			"probes (%s)\n", shown, sets[SLOT_ENTRY].n,
 			sets[SLOT_RETURN].n, libc_links_name(links));
+	free(shown);
 	return ok ? 0 : -1;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report.h"
 #include "util.h"
 
@@ -116,12 +117,11 @@ static void print_per_process(FILE *f, const struct model *m)
 		v[i] = &m->procs[i];
 	qsort(v, m->nprocs, sizeof(*v), by_calls);
 	for (size_t i = 0; i < m->nprocs && i < TOP_PROCS; i++) {
-		char comm[64];
-
 		if (!proc_libc_calls(v[i]))
 			break;
-		escape_bytes(comm, sizeof(comm), v[i]->comm, strlen(v[i]->comm));
-		fprintf(f, "\n  pid %d %s:\n", v[i]->pid, comm);
+		fprintf(f, "\n  pid %d ", v[i]->pid);
+		escape_print(f, v[i]->comm, ESCAPE_TEXT);
+		fputs(":\n", f);
 		print_table(f, m, v[i]->libc, false);
 	}
 	free(v);
@@ -181,18 +181,21 @@ static void print_sites(FILE *f, const struct model *m)
 	qsort(v, n, sizeof(*v), by_count);
 	fprintf(f, "\n  Top call sites (return addresses):\n");
 	for (size_t i = 0; i < n && i < TOP_CALLERS; i++) {
-		char cnt[32], name[160];
+		const struct caller_stat *c = v[i].c;
+		char cnt[32];
 
-		if (v[i].c->symbol)
-			snprintf(name, sizeof(name), "%s (%s)", v[i].c->symbol,
-				 v[i].c->module ? v[i].c->module : "?");
-		else
-			snprintf(name, sizeof(name), "0x%llx (%s)",
-				 (unsigned long long)v[i].c->addr,
-				 v[i].c->module ? v[i].c->module : "unknown");
-		fprintf(f, "  %12s  %-14s %s\n",
+		fprintf(f, "  %12s  %-14s ",
 			fmt_count(cnt, sizeof(cnt), v[i].count),
-			libc_fn_name(v[i].c->fn), name);
+			libc_fn_name(c->fn));
+		/* Symbol and file names come from the program's own files. */
+		if (c->symbol)
+			escape_print(f, c->symbol, ESCAPE_TEXT);
+		else
+			fprintf(f, "0x%llx", (unsigned long long)c->addr);
+		fputs(" (", f);
+		escape_print(f, c->module ? c->module :
+			     c->symbol ? "?" : "unknown", ESCAPE_TEXT);
+		fputs(")\n", f);
 	}
 	free(v);
 }
@@ -203,7 +206,6 @@ static void print_absent(FILE *f, const struct model *m)
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
-		char comm[64];
 
 		if (p->libc_state != LIBC_ABSENT)
 			continue;
@@ -211,8 +213,8 @@ static void print_absent(FILE *f, const struct model *m)
 			fprintf(f, "\n  No C library to probe (static binary "
 				"or a runtime without libc):");
 		any = true;
-		escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
-		fprintf(f, " %d %s", p->pid, comm);
+		fprintf(f, " %d ", p->pid);
+		escape_print(f, p->comm, ESCAPE_TEXT);
 	}
 	if (any)
 		fputc('\n', f);

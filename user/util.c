@@ -98,32 +98,6 @@ char *fmt_duration(char *buf, size_t size, double ns)
 	return buf;
 }
 
-void escape_bytes(char *dst, size_t size, const char *src, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-
-	if (!size)
-		return;
-	for (i = 0; i < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			if (o + 1 >= size)
-				break;
-			dst[o++] = c;
-		} else {
-			if (o + 4 >= size)
-				break;
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		}
-	}
-	dst[o] = '\0';
-}
-
 int open_regular(const char *path)
 {
 	char self[64];

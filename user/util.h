@@ -30,8 +30,9 @@ char *fmt_count(char *buf, size_t size, uint64_t n);
 char *fmt_duration(char *buf, size_t size, double ns);
 
 /*
- * Bytes from a traced program (comm, paths, environ) made safe to print:
- * printable ASCII stays, everything else becomes \xNN.  Always terminates.
+ * Bytes from a traced program (comm, paths, environ) made safe to print,
+ * ESCAPE_TEXT of escape.h into a fixed buffer: whole pieces only, always
+ * terminated.  Where a cut could merge two names, use escape_dup().
  */
 void escape_bytes(char *dst, size_t size, const char *src, size_t len);
 
