@@ -57,3 +57,116 @@ gone_within_1s() {
 	[ "$st" -eq 0 ] || [ "$st" -eq 143 ]
 	[ "$(our_progs)" -eq 0 ]
 }
+
+# --- items 2 and 8: hostile bytes, in every view, never merged ----------------
+
+# Bytes a terminal or a cron-like parser would act on.
+EVIL_SCREEN=$'/usr/share/zoneinfo/\n\e[2J\e[31mEVIL\r'
+EVIL_CRON=$'/usr/share/zoneinfo/\n* * * * * root /tmp/evil.sh\n'
+EVIL_NAME=$'ev\e[2J\nil\r\xff'
+
+# No raw control byte (but tab and newline), DEL or non-ASCII byte in FILE,
+# and no line that is the planted cron line.
+inert_text() {
+	! grep -naP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$1"
+	! grep -qx '\* \* \* \* \* root /tmp/evil.sh' "$1"
+}
+
+# The same for a machine format: UTF-8 is allowed, C0/DEL/C1 never.
+inert_machine() {
+	! grep -naP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1"
+	! grep -qx '\* \* \* \* \* root /tmp/evil.sh' "$1"
+}
+
+@test "hostile paths and comm: text report, findings and -i intervals stay inert" {
+	cp "$TOOLS/hostile" "$TMP/$EVIL_NAME"
+	"$CT" run -o "$TMP/r.txt" -- "$TMP/$EVIL_NAME" stat 40 \
+		"$EVIL_SCREEN" "$EVIL_CRON" "$EVIL_CRON" 2>"$TMP/err"
+	inert_text "$TMP/r.txt"
+	# The tables and the FINDINGS message carry the escaped bytes.
+	grep -qF 'stat                80         80  /usr/share/zoneinfo/\x0a* * * * * root /tmp/evil.sh\x0a' "$TMP/r.txt"
+	grep -qF 'stat                40         40  /usr/share/zoneinfo/\x0a\x1b[2J\x1b[31mEVIL\x0d' "$TMP/r.txt"
+	grep -A1 '^\s*\[warning\] tz-repeated-access' "$TMP/r.txt" |
+		grep -qF 'accessed /usr/share/zoneinfo/\x0a* * * * * root /tmp/evil.sh\x0a 80 times'
+	# Intervals name the process by its comm.
+	"$CT" run -i 0.02 -o "$TMP/i.txt" -- "$TMP/$EVIL_NAME" stat 20000 \
+		"$EVIL_SCREEN" 2>"$TMP/err"
+	inert_text "$TMP/i.txt"
+	grep -q '^interval' "$TMP/i.txt"
+	grep -qE '^ +[0-9]+ ev\\x1b\[2J\\x0ail\\x0d\\xff +[0-9,]+ +0$' "$TMP/i.txt"
+}
+
+@test "hostile paths and comm: JSON keys and messages escaped, jq -r output inert" {
+	cp "$TOOLS/hostile" "$TMP/$EVIL_NAME"
+	"$CT" run --json -o "$TMP/r.json" -- "$TMP/$EVIL_NAME" stat 40 \
+		"$EVIL_SCREEN" "$EVIL_CRON" "$EVIL_CRON" 2>"$TMP/err"
+	jq -e . "$TMP/r.json" >/dev/null
+	inert_machine "$TMP/r.json"
+	jq -r '.. | strings, (objects | keys[])' "$TMP/r.json" >"$TMP/decoded"
+	inert_machine "$TMP/decoded"
+	[ "$(jqr "$TMP/r.json" '.processes[0].tz.paths["/usr/share/zoneinfo/\\x0a* * * * * root /tmp/evil.sh\\x0a"].stat')" -eq 80 ]
+	[ "$(jqr "$TMP/r.json" '.processes[0].tz.paths["/usr/share/zoneinfo/\\x0a\\x1b[2J\\x1b[31mEVIL\\x0d"].stat')" -eq 40 ]
+	jqr "$TMP/r.json" '.findings[0].message' |
+		grep -qF '/usr/share/zoneinfo/\x0a* * * * * root /tmp/evil.sh\x0a 80 times'
+}
+
+@test "hostile paths and comm: OpenMetrics parses, one series per path, inert" {
+	cp "$TOOLS/hostile" "$TMP/$EVIL_NAME"
+	"$CT" run --format openmetrics -o "$TMP/r.om" -- "$TMP/$EVIL_NAME" \
+		stat 40 "$EVIL_SCREEN" "$EVIL_CRON" "$EVIL_CRON" 2>"$TMP/err"
+	inert_machine "$TMP/r.om"
+	/usr/bin/python3 - "$TMP/r.om" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+got = {}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for s in fam.samples:
+        if s.name == "clocktrace_tz_accesses_total":
+            got[s.labels["path"]] = s.value
+            assert s.labels["comm"] == "ev\\x1b[2J\\x0ail\\x0d\\xff", s.labels
+assert got == {
+    "/usr/share/zoneinfo/\\x0a\\x1b[2J\\x1b[31mEVIL\\x0d": 40,
+    "/usr/share/zoneinfo/\\x0a* * * * * root /tmp/evil.sh\\x0a": 80,
+}, got
+PY
+}
+
+@test "--libc: a symbol and a file name made of escape bytes stay inert" {
+	objcopy --redefine-sym caller="$EVIL_NAME" "$TOOLS/hostile" \
+		"$TMP/$EVIL_NAME"
+	chmod +x "$TMP/$EVIL_NAME"
+	env -u TZ "$CT" run --libc -o "$TMP/r.txt" -- "$TMP/$EVIL_NAME" \
+		localtime 50 2>"$TMP/err"
+	inert_text "$TMP/r.txt"
+	# Top call sites and the finding name the site, escaped.
+	grep -qF 'localtime      ev\x1b[2J\x0ail\x0d\xff+0x' "$TMP/r.txt"
+	grep -qF '(ev\x1b[2J\x0ail\x0d\xff)' "$TMP/r.txt"
+	grep -qF 'called at ev\x1b[2J\x0ail\x0d\xff+0x' "$TMP/r.txt"
+	env -u TZ "$CT" run --libc --json -o "$TMP/r.json" -- \
+		"$TMP/$EVIL_NAME" localtime 50 2>"$TMP/err"
+	inert_machine "$TMP/r.json"
+	[ "$(jqr "$TMP/r.json" '.processes[0].callers[0].module')" = 'ev\x1b[2J\x0ail\x0d\xff' ]
+	jqr "$TMP/r.json" '.processes[0].callers[0].caller' |
+		grep -q '^ev\\x1b\[2J\\x0ail\\x0d\\xff+0x'
+}
+
+@test "hostile comm and TZ: top (text and JSON) and doctor -p stay inert" {
+	cp "$TOOLS/hostile" "$TMP/$EVIL_NAME"
+	env TZ="$EVIL_CRON" "$TMP/$EVIL_NAME" stat 100000000 "$EVIL_SCREEN" \
+		2>/dev/null &
+	BG_PIDS=$!
+	wait_exec "$BG_PIDS" "$EVIL_NAME"
+	"$CT" top -i 0.3 -n 2 -o "$TMP/top.txt"
+	inert_text "$TMP/top.txt"
+	grep -qF "ev\\x1b[2J\\x0ail\\x0d\\xff" "$TMP/top.txt"
+	"$CT" top --json -i 0.3 -n 1 -o "$TMP/top.json"
+	inert_machine "$TMP/top.json"
+	[ "$(jq -r --argjson p "$BG_PIDS" '.processes[] | select(.pid == $p) | .tz_env' "$TMP/top.json")" = \
+		'/usr/share/zoneinfo/\x0a* * * * * root /tmp/evil.sh\x0a' ]
+	"$CT" doctor -p "$BG_PIDS" >"$TMP/doc.txt" 2>&1 || true
+	inert_text "$TMP/doc.txt"
+	grep -qF 'process TZ: /usr/share/zoneinfo/\x0a* * * * * root /tmp/evil.sh\x0a' "$TMP/doc.txt"
+	"$CT" doctor --json -p "$BG_PIDS" >"$TMP/doc.json" 2>/dev/null || true
+	inert_machine "$TMP/doc.json"
+	[ "$(jqr "$TMP/doc.json" .process.comm)" = 'ev\x1b[2J\x0ail\x0d\xff' ]
+}
