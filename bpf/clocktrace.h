@@ -65,7 +65,8 @@ enum loss {
 	LOSS_LIBC_MAP_FULL,	/* a libc call could not be counted */
 	LOSS_LIBC_NESTING,	/* libc calls nested deeper than tracked */
 	LOSS_PID_REUSED,	/* a new process merged with an exited one */
-	LOSS_TZ_PATH_UNWATCHED,	/* a TZDIR or TZ=:file too long, env unread */
+	LOSS_TZ_PATH_UNWATCHED,	/* a tz path, TZDIR or TZ=:file too long, env unread */
+	LOSS_TZ_PATH_CHANGED,	/* a tz path rewritten while the kernel used it */
 	LOSS_MAX,
 };
 

@@ -170,3 +170,77 @@ PY
 	inert_machine "$TMP/doc.json"
 	[ "$(jqr "$TMP/doc.json" .process.comm)" = 'ev\x1b[2J\x0ail\x0d\xff' ]
 }
+
+@test "invalid UTF-8 and the real character are two JSON keys and two series" {
+	bad=$'/usr/share/zoneinfo/\xe9' good=$'/usr/share/zoneinfo/\xc3\xa9'
+	"$CT" run --json -o "$TMP/r.json" -- "$TOOLS/hostile" stat 20 \
+		"$bad" "$bad" "$bad" "$bad" "$bad" "$bad" "$bad" "$good" 2>"$TMP/err"
+	jq -e . "$TMP/r.json" >/dev/null
+	[ "$(jqr "$TMP/r.json" '.processes[0].tz.paths | length')" -eq 2 ]
+	[ "$(jqr "$TMP/r.json" '.processes[0].tz.paths["/usr/share/zoneinfo/\\xe9"].stat')" -eq 140 ]
+	[ "$(jqr "$TMP/r.json" ".processes[0].tz.paths[\"$good\"].stat")" -eq 20 ]
+	"$CT" run --format openmetrics -o "$TMP/r.om" -- "$TOOLS/hostile" \
+		stat 20 "$bad" "$bad" "$bad" "$bad" "$bad" "$bad" "$bad" "$good" 2>"$TMP/err"
+	grep -qF 'path="/usr/share/zoneinfo/\\xe9"} 140' "$TMP/r.om"
+	grep -qF "path=\"$good\"} 20" "$TMP/r.om"
+}
+
+@test "two 120-byte paths that differ in their last byte: two OpenMetrics series" {
+	ctl=$(printf '\001%.0s' $(seq 99))
+	a="/usr/share/zoneinfo/${ctl}a" b="/usr/share/zoneinfo/${ctl}b"
+	[ "${#a}" -eq 120 ]
+	"$CT" run --format openmetrics -o "$TMP/r.om" -- "$TOOLS/hostile" \
+		stat 15 "$a" "$b" "$b" 2>"$TMP/err"
+	inert_machine "$TMP/r.om"
+	/usr/bin/python3 - "$TMP/r.om" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+ctl = "\\x01" * 99
+got = {}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for s in fam.samples:
+        if s.name == "clocktrace_tz_accesses_total":
+            got[s.labels["path"]] = s.value
+want = {"/usr/share/zoneinfo/" + ctl + "a": 15, "/usr/share/zoneinfo/" + ctl + "b": 30}
+assert got == want, got
+PY
+}
+
+@test "tz paths of 170 and 180 bytes are tz_paths_unwatched, never one cut key" {
+	long=/usr/share/zoneinfo/$(printf 'x%.0s' $(seq 150))
+	p170=${long:0:170} p180=${long:0:180}
+	p126=${long:0:126} p127=${long:0:127}
+	"$CT" run --json -o "$TMP/r.json" -- "$TOOLS/hostile" stat 25 \
+		"$p170" "$p180" "$p127" "$p126" 2>"$TMP/err"
+	# 126 bytes fit a key whole; 127 and more cannot be told from a cut one.
+	[ "$(jqr "$TMP/r.json" '.processes[0].tz.paths | keys | map(length) | join(",")')" = 126 ]
+	[ "$(jqr "$TMP/r.json" ".processes[0].tz.paths[\"$p126\"].stat")" -eq 25 ]
+	[ "$(jqr "$TMP/r.json" .losses.tz_paths_unwatched)" -eq 75 ]
+	[ "$(jqr "$TMP/r.json" .lost_events)" -eq 75 ]
+}
+
+# --- item 9: a path rewritten while the kernel uses it -----------------------
+
+@test "a tz path flipped by another thread during stat: counted as lost, none dropped" {
+	n=200000
+	"$CT" run --json -o "$TMP/r.json" -- "$TOOLS/hostile" flip $n \
+		/usr/share/zoneinfo/UTC /usr/share/zoneinfo/UTc 2>"$TMP/err"
+	[ "$(workload_sum "$TMP/err" tz_stat)" -eq $n ]
+	changed=$(jqr "$TMP/r.json" .losses.tz_path_changed)
+	[ "$changed" -gt 0 ]
+	# Every stat is under the name read at entry and exit alike, or lost.
+	counted=$(jqr "$TMP/r.json" '[.processes[0].tz.paths[].stat] | add')
+	unreadable=$(jqr "$TMP/r.json" .losses.path_unreadable)
+	[ $((counted + changed + unreadable)) -eq $n ]
+	[ "$(jqr "$TMP/r.json" .lost_events)" -eq $((changed + unreadable)) ]
+}
+
+@test "the same bytes rewritten during stat are no change: exact, nothing lost" {
+	n=100000
+	"$CT" run --json -o "$TMP/r.json" -- "$TOOLS/hostile" flip $n \
+		/usr/share/zoneinfo/UTC /usr/share/zoneinfo/UTC 2>"$TMP/err"
+	[ "$(workload_sum "$TMP/err" ok)" -eq $n ]
+	[ "$(jqr "$TMP/r.json" '.processes[0].tz.paths["/usr/share/zoneinfo/UTC"].stat')" -eq $n ]
+	[ "$(jqr "$TMP/r.json" .processes[0].tz.errors)" -eq 0 ]
+	[ "$(jqr "$TMP/r.json" .lost_events)" -eq 0 ]
+}

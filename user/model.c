@@ -28,6 +28,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LIBC_NESTING] = "libc_nesting_too_deep",
 	[LOSS_PID_REUSED] = "pid_reused",
 	[LOSS_TZ_PATH_UNWATCHED] = "tz_paths_unwatched",
+	[LOSS_TZ_PATH_CHANGED] = "tz_path_changed",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
