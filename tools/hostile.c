@@ -11,12 +11,16 @@
  *                    flipping between PATH and ALT (same length): the path
  *                    a tracer reads is not always the one the kernel used.
  *   localtime N      N localtime() calls from one function, caller().
+ *   dlmopen LIB N    a second C library, LIB, loaded with dlmopen() into a
+ *                    namespace of its own; after a second, N localtime()
+ *                    calls through it (a tracer must probe that file too).
  *
  * Each prints one WORKLOAD line on stderr with its own counts, the oracle.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,7 +32,7 @@
 __attribute__((noreturn)) static void usage(void)
 {
 	fputs("usage: hostile fifo-exe N | stat N PATH... | flip N PATH ALT | "
-	      "localtime N\n", stderr);
+	      "localtime N | dlmopen LIB N\n", stderr);
 	exit(2);
 }
 
@@ -133,6 +137,31 @@ static int do_flip(unsigned long n, const char *a, const char *b)
 	return 0;
 }
 
+static int do_dlmopen(const char *lib, unsigned long n)
+{
+	struct tm *(*lt)(const time_t *);
+	void *h = dlmopen(LM_ID_NEWLM, lib, RTLD_NOW);
+	struct timespec pause = { 1, 0 };
+	time_t t = 0;
+
+	if (!h) {
+		fprintf(stderr, "hostile: dlmopen: %s\n", dlerror());
+		return 1;
+	}
+	lt = (struct tm *(*)(const time_t *))dlsym(h, "localtime");
+	if (!lt)
+		return 1;
+	/* Time for a tracer to see the new mapping. */
+	nanosleep(&pause, NULL);
+	for (unsigned long i = 0; i < n; i++) {
+		t += 60;
+		lt(&t);
+	}
+	fprintf(stderr, "WORKLOAD pid=%d libc_calls=%lu localtime_calls=%lu\n",
+		getpid(), n, n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -143,6 +172,8 @@ int main(int argc, char **argv)
 		return do_stat(count_arg(argv[2]), argc - 3, argv + 3);
 	if (!strcmp(argv[1], "flip") && argc == 5)
 		return do_flip(count_arg(argv[2]), argv[3], argv[4]);
+	if (!strcmp(argv[1], "dlmopen") && argc == 4)
+		return do_dlmopen(argv[2], count_arg(argv[3]));
 	if (!strcmp(argv[1], "localtime") && argc == 3) {
 		caller(count_arg(argv[2]));
 		return 0;

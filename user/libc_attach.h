@@ -26,6 +26,7 @@ struct libc_lib {
 	struct bpf_link **links;	/* classic uprobes */
 	size_t nlinks;
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
+	uint64_t attached_ns;		/* CLOCK_MONOTONIC: calls seen from then */
 };
 
 struct clocktrace_bpf;

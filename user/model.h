@@ -62,6 +62,8 @@ struct proc_model {
 
 	enum libc_state libc_state;
 	char *libc_path;
+	uint64_t running_since_ns;	/* its fork or its last exec; 0: unknown */
+	bool libc_late;			/* a C library it maps was probed after that */
 	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;

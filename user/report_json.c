@@ -127,6 +127,8 @@ static void json_libc(struct json *j, const struct model *m,
 {
 	json_str(j, "libc_state", libc_state_name(p->libc_state));
 	json_str(j, "libc_path", p->libc_path);
+	/* false: a library it used was probed late, calls before not seen */
+	json_bool(j, "libc_complete", !p->libc_late);
 	json_obj_begin(j, "libc");
 	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_ABSENT;
 	     f++) {

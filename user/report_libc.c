@@ -245,6 +245,26 @@ static void print_overhead(FILE *f, const struct model *m,
 		HIT_NS_STEPPED / 1e3, HIT_NS_RETURN / 1e3);
 }
 
+/* Processes whose counts miss the calls made before a late probe. */
+static void print_late_pids(FILE *f, const struct model *m)
+{
+	size_t shown = 0, late = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (!m->procs[i].libc_late)
+			continue;
+		if (!late++)
+			fputs("  counts incomplete (a library was probed after "
+			      "they started) for pid", f);
+		if (shown++ < 8)
+			fprintf(f, " %d", m->procs[i].pid);
+	}
+	if (late > shown)
+		fprintf(f, " (+%zu more)", late - shown);
+	if (late)
+		fputc('\n', f);
+}
+
 static void print_placement(FILE *f, const struct model *m)
 {
 	bool any = false;
@@ -264,6 +284,7 @@ static void print_placement(FILE *f, const struct model *m)
 		fprintf(f, "  %u librar%s first seen in a running process: "
 			"calls made before that were not seen\n",
 			m->libc.late_libs, m->libc.late_libs == 1 ? "y" : "ies");
+	print_late_pids(f, m);
 }
 
 void report_libc_text(FILE *f, const struct model *m)

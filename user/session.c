@@ -97,6 +97,7 @@ static void on_event(void *ctx, const struct event *e)
 	switch (e->type) {
 	case EVENT_FORK:
 		p->ppid = e->ppid;
+		p->running_since_ns = e->ts_ns;
 		parent = model_find(&s->model, e->ppid);
 		if (!parent)
 			break;
@@ -106,6 +107,7 @@ static void on_event(void *ctx, const struct event *e)
 			p->exe = xstrdup(parent->exe);
 		break;
 	case EVENT_EXEC:
+		p->running_since_ns = e->ts_ns;
 		free(p->exe);
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		session_learn_proc_env(p);
