@@ -262,6 +262,16 @@ static __always_inline bool single_threaded(void)
 	return BPF_CORE_READ(task, signal, nr_threads) == 1;
 }
 
+/* Said per process too: its split of accesses between names is suspect. */
+static __always_inline void count_tz_changed(__u32 tgid)
+{
+	struct proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	count_loss(LOSS_TZ_PATH_CHANGED);
+	if (p)
+		__sync_fetch_and_add(&p->tz_changed, 1);
+}
+
 #define PATH_SEEN_READ	1ULL	/* it could be read at entry */
 #define PATH_SEEN_TZ	2ULL	/* and it named a tz file */
 
@@ -319,7 +329,7 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 	if (!is_tz_path(tgid, key->path)) {
 		if ((seen & PATH_SEEN_TZ) &&
 		    (seen & ~3ULL) != (path_digest(key) & ~3ULL))
-			count_loss(LOSS_TZ_PATH_CHANGED);
+			count_tz_changed(tgid);
 		return 0;
 	}
 	/*
@@ -333,7 +343,7 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 	}
 	if ((seen & PATH_SEEN_READ) &&
 	    (seen & ~3ULL) != (path_digest(key) & ~3ULL)) {
-		count_loss(LOSS_TZ_PATH_CHANGED);
+		count_tz_changed(tgid);
 		return 0;
 	}
 	/* 127 bytes or more: a cut path would merge with another. */

@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -111,6 +112,18 @@ static void *flipper(void *arg)
 	return NULL;
 }
 
+/* Two CPUs, one per thread: the flips land while the kernel copies. */
+static void pin_to(pthread_t th, int cpu)
+{
+	cpu_set_t set;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(th, sizeof(set), &set);
+}
+
 static int do_flip(unsigned long n, const char *a, const char *b)
 {
 	struct flip f = { .a = a, .b = b, .len = strlen(a) };
@@ -124,6 +137,8 @@ static int do_flip(unsigned long n, const char *a, const char *b)
 	memcpy(f.buf, a, f.len);
 	if (pthread_create(&th, NULL, flipper, &f))
 		return 1;
+	pin_to(th, 1);
+	pin_to(pthread_self(), 0);
 	for (unsigned long i = 0; i < n; i++) {
 		if (syscall(SYS_newfstatat, AT_FDCWD, f.buf, &st, 0))
 			failed++;

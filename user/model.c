@@ -398,6 +398,7 @@ static void proc_sub(struct proc_model *p, const struct proc_model *prev)
 				p->paths[i].count -= prev->paths[j].count;
 				p->paths[i].errors -= prev->paths[j].errors;
 			}
+	p->tz_changed -= prev->tz_changed;
 	for (int f = 0; f < LIBC_FN_MAX && p->libc; f++) {
 		const struct libc_stats *old = proc_libc(prev, f);
 

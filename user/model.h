@@ -56,6 +56,8 @@ struct proc_model {
 	struct tz_path_stat *paths;
 	size_t npaths;
 
+	uint64_t tz_changed;		/* tz paths rewritten during their syscall */
+
 	enum env_state tz_state;
 	char *tz;			/* the TZ value when set */
 	char *tzdir;

@@ -40,6 +40,8 @@ static void json_tz(struct json *j, const struct proc_model *p)
 	json_obj_begin(j, "tz");
 	json_u64(j, "accesses", proc_tz_accesses(p));
 	json_u64(j, "errors", proc_tz_errors(p));
+	/* Not under any path: another thread rewrote it during the call. */
+	json_u64(j, "path_changed", p->tz_changed);
 	json_obj_begin(j, "paths");
 	for (size_t i = 0; i < p->npaths; i++) {
 		const char *path = p->paths[i].path;

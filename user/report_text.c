@@ -195,6 +195,27 @@ static void print_parent_vs_children(FILE *f, const struct model *m)
 	print_group(f, "children", &children);
 }
 
+/*
+ * A process that rewrites a path while the kernel uses it: what was seen
+ * changing is not counted above, and a change and change back within one
+ * syscall cannot be seen, so its split between paths is not to be trusted.
+ */
+static void print_tz_changed(FILE *f, const struct model *m)
+{
+	char n[32];
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		if (!p->tz_changed)
+			continue;
+		fprintf(f, "  pid %d rewrote the path of %s accesses during "
+			"the syscall (tz_path_changed, not counted above); its "
+			"split between paths may be off\n", p->pid,
+			fmt_count(n, sizeof(n), p->tz_changed));
+	}
+}
+
 static void print_tz_paths(FILE *f, const struct model *m)
 {
 	struct tz_path_stat *all = NULL;
@@ -235,6 +256,7 @@ static void print_tz_paths(FILE *f, const struct model *m)
 		fputc('\n', f);
 	}
 	free(all);
+	print_tz_changed(f, m);
 }
 
 static void print_clockids(FILE *f, const struct model *m)
