@@ -53,7 +53,8 @@ __attribute__((noinline)) void caller(unsigned long n)
 
 	for (unsigned long i = 0; i < n; i++) {
 		t += 60;
-		localtime(&t);
+		if (!localtime(&t))
+			return;
 	}
 }
 

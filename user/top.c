@@ -166,7 +166,7 @@ static void print_screen(struct session *s, const struct top_row *rows,
 	fprintf(s->out, "%8s %-16s %10s %10s %-26s %-16s %s\n", "PID", "COMM",
 		"TZ/s", "CLOCK/s", "TOP CLOCK", "TZ", "FINDING");
 	for (size_t i = 0; i < n && i < top; i++) {
-		struct row_facts f;
+		struct row_facts f = {};
 		char *comm, *tz;
 
 		row_facts(&f, &rows[i], s->model.clocksource, secs);
@@ -199,7 +199,7 @@ static void print_json_line(struct session *s, const struct top_row *rows,
 	json_u64(&j, "lost_events", model_lost(&s->model));
 	json_arr_begin(&j, "processes");
 	for (size_t i = 0; i < n && i < top; i++) {
-		struct row_facts f;
+		struct row_facts f = {};
 
 		row_facts(&f, &rows[i], s->model.clocksource, secs);
 		json_obj_begin(&j, NULL);
