@@ -171,6 +171,11 @@ struct elf_syms *elf_syms_load(const char *path)
 	return elf_syms_load_fd(open_regular(path));
 }
 
+int elf_syms_fd(const struct elf_syms *s)
+{
+	return s->fd;
+}
+
 void elf_syms_free(struct elf_syms *s)
 {
 	if (!s)

@@ -28,6 +28,8 @@ struct elf_func {
 struct elf_syms *elf_syms_load(const char *path);
 /* The same from an open descriptor, which it owns from then on. */
 struct elf_syms *elf_syms_load_fd(int fd);
+/* The descriptor the symbols were read from, open until elf_syms_free. */
+int elf_syms_fd(const struct elf_syms *s);
 void elf_syms_free(struct elf_syms *s);
 
 /*
