@@ -135,9 +135,12 @@ PY
 	objcopy --redefine-sym caller="$EVIL_NAME" "$TOOLS/hostile" \
 		"$TMP/$EVIL_NAME"
 	chmod +x "$TMP/$EVIL_NAME"
-	env -u TZ "$CT" run --libc -o "$TMP/r.txt" -- "$TMP/$EVIL_NAME" \
-		localtime 50 2>"$TMP/err"
+	# Two processes: the per-process --libc tables name each by comm.
+	env -u TZ "$CT" run --libc -o "$TMP/r.txt" -- sh -c \
+		'"$0" localtime 50 && exec "$0" localtime 50' "$TMP/$EVIL_NAME" \
+		2>"$TMP/err"
 	inert_text "$TMP/r.txt"
+	grep -qE '^  pid [0-9]+ ev\\x1b\[2J\\x0ail\\x0d\\xff:$' "$TMP/r.txt"
 	# Top call sites and the finding name the site, escaped.
 	grep -qF 'localtime      ev\x1b[2J\x0ail\x0d\xff+0x' "$TMP/r.txt"
 	grep -qF '(ev\x1b[2J\x0ail\x0d\xff)' "$TMP/r.txt"
