@@ -366,20 +366,25 @@ static void die_of_signal(int sig)
  * Once the loop is over, nothing may keep clocktrace from ending: signals
  * already queued count as they would have in the loop, and from now on
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT end it at once (128+N, no report),
- * whatever the report is waiting for.
+ * whatever the report is waiting for.  The first three kill it with their
+ * default action: only a fatal signal wakes a wait the kernel allows to be
+ * killed only (a FUSE request its server never answers); SIGQUIT would
+ * dump core, so it exits instead.
  */
 static void enter_end_phase(struct session *s)
 {
-	struct sigaction sa = { .sa_handler = die_of_signal };
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction quit = { .sa_handler = die_of_signal };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t mask;
 
 	handle_signal(s);
 	sigemptyset(&mask);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
-		sigaction(sigs[i], &sa, NULL);
+		signal(sigs[i], SIG_DFL);
 		sigaddset(&mask, sigs[i]);
 	}
+	sigaction(SIGQUIT, &quit, NULL);
+	sigaddset(&mask, SIGQUIT);
 	sigprocmask(SIG_UNBLOCK, &mask, NULL);
 }
 
