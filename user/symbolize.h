@@ -28,8 +28,6 @@ struct elf_func {
 struct elf_syms *elf_syms_load(const char *path);
 /* The same from an open descriptor, which it owns from then on. */
 struct elf_syms *elf_syms_load_fd(int fd);
-/* The descriptor the symbols were read from, open until elf_syms_free. */
-int elf_syms_fd(const struct elf_syms *s);
 void elf_syms_free(struct elf_syms *s);
 
 /*
@@ -50,5 +48,16 @@ int elf_syms_read(const struct elf_syms *s, uint64_t off, void *buf,
  * up.  Returns a malloc'd string, or NULL when no function holds it.
  */
 char *elf_syms_name_ret_addr(const struct elf_syms *s, uint64_t off);
+
+/* The GNU build-id as lowercase hex, or NULL: valid while s is. */
+const char *elf_syms_build_id(const struct elf_syms *s);
+/* The open file, for readers of its other sections (DWARF). */
+int elf_syms_fd(const struct elf_syms *s);
+/*
+ * The link-time address of the call instruction whose return address is
+ * at file offset ret_off (it ends at ret_off, so ret_off - 1 is inside it).
+ */
+int elf_syms_call_vaddr(const struct elf_syms *s, uint64_t ret_off,
+			uint64_t *vaddr);
 
 #endif /* CLOCKTRACE_SYMBOLIZE_H */
