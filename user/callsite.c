@@ -16,9 +16,18 @@
 #include "tracer.h"
 #include "util.h"
 
+/* Debian's multiarch directory for this build's architecture. */
+#if defined(__x86_64__)
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#else
+#error "clocktrace: name this architecture's multiarch triplet"
+#endif
+
 /* Where a library of a process that is gone may still be found by name. */
 static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64",
 	"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
 };
 
@@ -117,11 +126,30 @@ static struct known_file *by_name(struct libc_probe *lp,
 	return NULL;
 }
 
+/*
+ * The file may have been replaced since it was mapped (the program can
+ * rename its own executable): only the file seen mapped names call sites.
+ */
+static int open_same_file(const struct known_file *f)
+{
+	int fd = open_regular(f->path);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_ino != f->ino ||
+	    major(st.st_dev) != f->major || minor(st.st_dev) != f->minor) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static struct elf_syms *syms_of(struct known_file *f)
 {
 	if (!f->syms_tried) {
 		f->syms_tried = true;
-		f->syms = elf_syms_load(f->path);
+		f->syms = elf_syms_load_fd(open_same_file(f));
 	}
 	return f->syms;
 }

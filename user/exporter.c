@@ -4,12 +4,10 @@
  * the end, and over HTTP (--listen) whenever a scraper asks.  Both read
  * the same per-group counters (user/metrics.c), fed from the maps.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "procfs.h"
 #include "report.h"
@@ -39,25 +37,20 @@ static void render(struct session *s, FILE *f, bool prometheus_text)
 
 /*
  * OpenMetrics into a file is a snapshot, not a log: each interval and the
- * final report replace what the file held, so a textfile collector never
- * reads two expositions of the same series.
+ * final report replace what the file held (renamed into place whole), so a
+ * textfile collector never reads two expositions, nor half of one.
  */
 void session_write_openmetrics(struct session *s, const struct model *m)
 {
-	struct stat st;
+	FILE *f = report_file_stream(&s->report);
 
 	if (s->env.mode == MODE_TOP)
 		name_live_procs((struct model *)m);
 	metrics_update(&s->metrics, m);
-	if (s->out != stdout && s->out != stderr &&
-	    !fstat(fileno(s->out), &st) && S_ISREG(st.st_mode)) {
-		fflush(s->out);
-		if (ftruncate(fileno(s->out), 0))
-			warn("cannot rewrite %s: %s", s->env.output,
-			     strerror(errno));
-		rewind(s->out);
-	}
-	render(s, s->out, false);
+	if (!f)
+		return;
+	render(s, f, false);
+	report_file_snapshot(&s->report);
 }
 
 /* A scrape: the maps as they are now, then the exposition in memory. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "bpf_features.h"
 #include "clocktrace.h"
 
 struct tz_path_stat {
@@ -74,12 +75,16 @@ struct proc_model {
 	struct tz_path_stat *paths;
 	size_t npaths;
 
+	uint64_t tz_changed;		/* tz paths rewritten during their syscall */
+
 	enum env_state tz_state;
 	char *tz;			/* the TZ value when set */
 	char *tzdir;
 
 	enum libc_state libc_state;
 	char *libc_path;
+	uint64_t running_since_ns;	/* its fork or its last exec; 0: unknown */
+	bool libc_late;			/* a C library it maps was probed after that */
 	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;
@@ -117,6 +122,12 @@ struct lang_run {
 	char error[160];		/* why the last one failed */
 };
 
+/* The kernel traced on, and which variant of the BPF object ran there. */
+struct kernel_run {
+	char release[65];
+	struct bpf_features features;
+};
+
 struct model {
 	const char *mode;		/* "run", "attach", "top" */
 	char **command;
@@ -128,6 +139,7 @@ struct model {
 	int exit_signal;
 	uint64_t losses[LOSS_MAX];
 	char clocksource[64];
+	struct kernel_run kernel;
 	bool libc_enabled;
 	struct libc_run libc;
 	bool lang_enabled;

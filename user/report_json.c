@@ -40,6 +40,8 @@ static void json_tz(struct json *j, const struct proc_model *p)
 	json_obj_begin(j, "tz");
 	json_u64(j, "accesses", proc_tz_accesses(p));
 	json_u64(j, "errors", proc_tz_errors(p));
+	/* Not under any path: another thread rewrote it during the call. */
+	json_u64(j, "path_changed", p->tz_changed);
 	json_obj_begin(j, "paths");
 	for (size_t i = 0; i < p->npaths; i++) {
 		const char *path = p->paths[i].path;
@@ -154,6 +156,8 @@ static void json_libc(struct json *j, const struct model *m,
 {
 	json_str(j, "libc_state", libc_state_name(p->libc_state));
 	json_str(j, "libc_path", p->libc_path);
+	/* false: a library it used was probed late, calls before not seen */
+	json_bool(j, "libc_complete", !p->libc_late);
 	json_obj_begin(j, "libc");
 	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_ABSENT;
 	     f++) {
@@ -262,6 +266,18 @@ static void json_folded(struct json *j, const struct model *m)
 	json_arr_end(j);
 }
 
+/* Which variant of the BPF object ran: true where the kernel had it. */
+static void json_kernel(struct json *j, const struct kernel_run *k)
+{
+	json_obj_begin(j, "kernel");
+	json_str(j, "release", k->release[0] ? k->release : NULL);
+	json_obj_begin(j, "features");
+	for (int f = 0; f < BPF_FEAT_MAX; f++)
+		json_bool(j, bpf_feature_name(f), k->features.has[f]);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 static void json_losses(struct json *j, const struct model *m)
 {
 	json_u64(j, "lost_events", model_lost(m));
@@ -298,6 +314,7 @@ void report_json(FILE *f, const struct model *m, const struct findings *fs,
 		json_obj_end(&j);
 	}
 	json_str(&j, "clocksource", m->clocksource);
+	json_kernel(&j, &m->kernel);
 	json_u64(&j, "events", model_events(m));
 	json_losses(&j, m);
 	json_arr_begin(&j, "processes");
