@@ -199,3 +199,31 @@ start_recycler() {
 	[ "$got" -eq "$want" ]
 	[ "$(om_sum "$T/om" clocktrace_lost_events "{}")" -eq 0 ]
 }
+
+# The cgroup v2 hierarchy: /sys/fs/cgroup, or /sys/fs/cgroup/unified on
+# hybrid hosts.
+cgroup2_mount() {
+	awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts
+}
+
+@test "JSON: each process's cgroup, container id and pid in its own namespace" {
+	v2=$(cgroup2_mount)
+	[ -n "$v2" ]
+	id=$(printf '%064x' "$$")
+	cg="docker-$id.scope"
+	mkdir "$v2/$cg"
+	"$CT" run --json -o "$T/r.json" -- sh -c \
+		"echo \$\$ > '$v2/$cg/cgroup.procs' && exec unshare --pid --fork --mount-proc '$TOOLS/forktree' -D 1 -W 1 -k 2" \
+		2>"$T/wl"
+	rmdir "$v2/$cg"
+	[ "$(workload_sum "$T/wl" tz_stat)" -eq 4 ]
+	jq -e --arg cg "/$cg" --arg id "$id" '
+		[.processes[] | select(.comm == "forktree")] as $f |
+		($f | length) == 2 and
+		all($f[]; .cgroup == $cg and .container == $id) and
+		([$f[].nspid] | sort) == [1, 2]' "$T/r.json"
+	# Outside any container: the root cgroup path, no id, no nspid.
+	"$CT" run --json -o "$T/plain.json" -- "$TOOLS/forktree" -D 0 -k 1 2>/dev/null
+	jq -e '.processes[0] | .container == null and (has("nspid") | not) and
+		(.cgroup | startswith("/"))' "$T/plain.json"
+}

@@ -171,6 +171,7 @@ static int add_target(struct session *s, pid_t pid, pid_t ppid,
 	free(p->exe);
 	p->exe = proc_exe(pid);
 	session_learn_proc_env(p);
+	session_learn_proc_place(p);
 	tracer_set_proc_tz(&s->tracer, pid, p->tz, p->tzdir);
 	if (s->env.libc)
 		libc_probe_process(&s->libc, &s->tracer, p);

@@ -284,6 +284,7 @@ const char *lang_name(uint32_t lang)
 static void proc_free(struct proc_model *p)
 {
 	free(p->exe);
+	free(p->cgroup);
 	free(p->clockids);
 	free(p->paths);
 	free(p->tz);
@@ -503,6 +504,7 @@ static void proc_copy(struct proc_model *dst, const struct proc_model *src)
 {
 	*dst = *src;
 	dst->exe = dup_str(src->exe);
+	dst->cgroup = dup_str(src->cgroup);
 	dst->tz = dup_str(src->tz);
 	dst->tzdir = dup_str(src->tzdir);
 	dst->libc_path = dup_str(src->libc_path);

@@ -68,6 +68,9 @@ struct proc_model {
 	bool exited;
 	bool execed;
 	bool in_maps;			/* its entry was there at the last read */
+	char *cgroup;			/* cgroup v2 path, NULL: unknown */
+	char container[65];		/* container id, "": none */
+	pid_t nspid;			/* pid in its own pid namespace, 0: unknown */
 
 	struct latency kinds[KIND_MAX];
 	struct clockid_stat *clockids;

@@ -195,6 +195,10 @@ static void json_proc(struct json *j, const struct model *m,
 		json_null(j, "tz_env");
 	else
 		json_str(j, "tz_env", p->tz_state == ENV_SET ? p->tz : "");
+	json_str(j, "cgroup", p->cgroup);
+	json_str(j, "container", p->container[0] ? p->container : NULL);
+	if (p->nspid && p->nspid != p->pid)
+		json_i64(j, "nspid", p->nspid);
 	json_obj_begin(j, "clock");
 	for (int k = 0; k < KIND_FIRST_TZ; k++)
 		if (p->kinds[k].count)

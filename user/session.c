@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "clocks.h"
+#include "container.h"
 #include "clocktrace.h"
 #include "cli.h"
 #include "findings.h"
@@ -49,6 +50,28 @@ void session_learn_proc_env(struct proc_model *p)
 		return;
 	proc_getenv(p->pid, "TZDIR", &tzdir);
 	session_set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
+}
+
+void session_learn_proc_place(struct proc_model *p)
+{
+	char path[64], *buf, *cg;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
+	buf = read_file(path, 1 << 16, &len);
+	cg = buf ? cgroup_v2_path(buf, len) : NULL;
+	free(buf);
+	if (cg) {
+		free(p->cgroup);
+		p->cgroup = cg;
+		if (!container_id(cg, p->container))
+			p->container[0] = '\0';
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	buf = read_file(path, 1 << 16, &len);
+	if (buf)
+		p->nspid = status_nspid(buf, len);
+	free(buf);
 }
 
 static void inherit_env(struct proc_model *child, const struct proc_model *parent)
@@ -104,6 +127,12 @@ static void on_event(void *ctx, const struct event *e)
 			break;
 		if (p->tz_state == ENV_UNKNOWN)
 			inherit_env(p, parent);
+		session_learn_proc_place(p);
+		if (!p->cgroup && parent->cgroup) {
+			p->cgroup = xstrdup(parent->cgroup);
+			memcpy(p->container, parent->container,
+			       sizeof(p->container));
+		}
 		if (!p->exe && parent->exe)
 			p->exe = xstrdup(parent->exe);
 		break;
@@ -112,6 +141,7 @@ static void on_event(void *ctx, const struct event *e)
 		free(p->exe);
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		session_learn_proc_env(p);
+		session_learn_proc_place(p);
 		if (s->env.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
 		if (s->env.lang)

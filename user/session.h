@@ -53,6 +53,8 @@ void session_set_proc_env(struct proc_model *p, int state, char *tz,
 			  char *tzdir);
 /* TZ and TZDIR from /proc/PID/environ, where readable, for the report. */
 void session_learn_proc_env(struct proc_model *p);
+/* Its cgroup v2 path, container id and namespace pid, where readable. */
+void session_learn_proc_place(struct proc_model *p);
 int session_add_timer(struct session *s, double seconds, int *fd);
 int session_watch_fd(struct session *s, int fd);
 bool session_any_alive(struct session *s);

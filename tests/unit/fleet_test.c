@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "container.h"
 #include "httpd.h"
 #include "metrics.h"
 #include "model.h"
@@ -129,6 +130,54 @@ static void test_http_addresses(void **state)
 	assert_int_equal(http_parse_addr("1.2.3.4:", &sa, &len), -1);
 }
 
+#define ID64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void expect_id(const char *cgroup, const char *want)
+{
+	char id[CONTAINER_ID_LEN + 1];
+	bool found = container_id(cgroup, id);
+
+	if (!want) {
+		assert_false(found);
+		return;
+	}
+	assert_true(found);
+	assert_string_equal(id, want);
+}
+
+static void test_container_ids(void **state)
+{
+	(void)state;
+	expect_id("/system.slice/docker-" ID64 ".scope", ID64);
+	expect_id("/docker/" ID64, ID64);
+	expect_id("/docker/" ID64 "/init.scope", ID64);
+	expect_id("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-"
+		  "pod1234.slice/cri-containerd-" ID64 ".scope", ID64);
+	expect_id("/kubepods.slice/crio-" ID64 ".scope", ID64);
+	expect_id("/machine.slice/libpod-" ID64 ".scope/container", ID64);
+	expect_id("/user.slice/user-1000.slice/session-2.scope", NULL);
+	expect_id("/system.slice/docker-0123.scope", NULL);
+	expect_id("/system.slice/notdocker-" ID64 ".scope", NULL);
+	expect_id("/docker-" ID64 "x", NULL);
+	expect_id("/docker-" ID64 "0", NULL);
+	expect_id("", NULL);
+}
+
+static void test_proc_place_files(void **state)
+{
+	const char *cg = "12:pids:/x\n1:name=systemd:/y\n0::/svc.slice/a b\n";
+	const char *st = "Name:\tx\nPid:\t900\nNSpid:\t900\t17\t2\nVmRSS: 1\n";
+	char *path;
+
+	(void)state;
+	path = cgroup_v2_path(cg, strlen(cg));
+	assert_string_equal(path, "/svc.slice/a b");
+	free(path);
+	assert_null(cgroup_v2_path("1:cpu:/x\n", 9));
+	assert_int_equal(status_nspid(st, strlen(st)), 2);
+	assert_int_equal(status_nspid("Pid:\t3\n", 7), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +185,8 @@ int main(void)
 		cmocka_unit_test(test_by_pid_keeps_one_group_per_process),
 		cmocka_unit_test(test_http_route),
 		cmocka_unit_test(test_http_addresses),
+		cmocka_unit_test(test_container_ids),
+		cmocka_unit_test(test_proc_place_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Where a process lives: its cgroup v2 path, container id and own pid. */
+#ifndef CLOCKTRACE_CONTAINER_H
+#define CLOCKTRACE_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define CONTAINER_ID_LEN	64
+
+/* The "0::PATH" line of /proc/PID/cgroup (malloc'ed), or NULL. */
+char *cgroup_v2_path(const char *proc_cgroup, size_t len);
+/*
+ * The id in a docker, containerd (CRI), CRI-O or podman cgroup path:
+ * 64 hex digits after "docker-", "cri-containerd-", "crio-", "libpod-",
+ * or as a whole "/docker/ID" component.  false: none.
+ */
+bool container_id(const char *cgroup, char id[CONTAINER_ID_LEN + 1]);
+/* The innermost NSpid of /proc/PID/status, or 0. */
+pid_t status_nspid(const char *status, size_t len);
+
+#endif /* CLOCKTRACE_CONTAINER_H */
