@@ -21,6 +21,8 @@ const volatile bool trace_all = false;	/* top: every process */
 const volatile __u32 self_tgid = 0;	/* never count ourselves */
 /* attach --comm: a process that execs into this name is a target too. */
 const volatile char target_comm[COMM_LEN] = {};
+/* attach --cgroup: one that forks or execs in these cgroups too. */
+const volatile bool cgroup_targets = false;
 /*
  * Linux >= 5.11: task storage and bpf_get_current_task_btf, probed by
  * userspace (user/variant.c).  The verifier prunes the branch this constant
@@ -68,6 +70,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct proc_tz);
 } proc_tz SEC(".maps");
+
+/*
+ * attach --cgroup: the cgroup v2 ids of the target and of its descendants
+ * (filled by userspace).  Only bpf_get_current_cgroup_id (4.18) is needed.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* set by userspace */
+	__type(key, __u64);
+	__type(value, __u8);
+} target_cgroups SEC(".maps");
 
 struct env_walk {
 	__u64 ptr;		/* the next entry, in the new process's memory */
@@ -711,6 +724,17 @@ static __always_inline void inherit_tz(__u32 ptgid, __u32 ctgid)
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 }
 
+/* The current task (a parent at fork, the task at exec) is in a target cgroup. */
+static __always_inline bool in_target_cgroup(void)
+{
+	__u64 id;
+
+	if (!cgroup_targets)
+		return false;
+	id = bpf_get_current_cgroup_id();
+	return bpf_map_lookup_elem(&target_cgroups, &id) != NULL;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -721,13 +745,17 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 	if (child->pid != ctgid || trace_all)
 		return 0;
 	pp = bpf_map_lookup_elem(&procs, &ptgid);
-	if (!pp || (pp->flags & PROC_EXITED))
+	if (pp && (pp->flags & PROC_EXITED))
+		return 0;
+	/* An untraced parent in a target cgroup: its child is a target. */
+	if (!pp && !in_target_cgroup())
 		return 0;
 	/* The old counters are keyed by the same tgid: say they now merge. */
 	if (bpf_map_lookup_elem(&procs, &ctgid))
 		count_loss(LOSS_PID_REUSED);
 	np.ppid = ptgid;
-	np.depth = pp->depth + 1;
+	np.depth = pp ? pp->depth + 1 : 0;
+	np.flags = pp ? 0 : PROC_ROOT;
 	np.start_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&np.comm, child, comm);
 	if (bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY)) {
@@ -778,7 +806,7 @@ static __always_inline int on_exec(struct task_struct *p,
 	__u32 tgid = p->tgid;
 	struct proc *proc = bpf_map_lookup_elem(&procs, &tgid);
 
-	if (!proc && !trace_all && is_target_comm(p))
+	if (!proc && !trace_all && (is_target_comm(p) || in_target_cgroup()))
 		proc = add_comm_target(p, tgid);
 	if (!proc || (proc->flags & PROC_EXITED))
 		return 0;

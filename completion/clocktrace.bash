@@ -13,7 +13,7 @@ _clocktrace_opts_run="-o --output -j --json --format -i --interval
 	-T --timestamp --top --per-process --libc --lang -u --user --follow
 	--metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_attach="-o --output -j --json --format -p --pid --comm
-	--tree -d --duration -i --interval -T --timestamp --top --per-process
+	--cgroup --unit --tree -d --duration -i --interval -T --timestamp --top --per-process
 	--libc --listen --metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_top="-o --output -j --json --format -d --duration
 	-i --interval -T --timestamp -n --count --top --libc --listen
@@ -25,7 +25,7 @@ _clocktrace_opts_doctor="-p --pid -j --json -h --help"
 # Options that take a value (in any command that has them).
 _clocktrace_takes_arg="-o --output --format -p --pid --comm -d --duration
 	-i --interval -n --count --top -u --user --max-procs --ringbuf-kb
-	-c --clock --cpu --listen --metrics-by"
+	-c --clock --cpu --listen --metrics-by --cgroup --unit"
 
 _clocktrace_clocks="realtime monotonic monotonic_raw realtime_coarse
 	monotonic_coarse boottime tai process_cputime_id thread_cputime_id"

@@ -227,3 +227,35 @@ cgroup2_mount() {
 	jq -e '.processes[0] | .container == null and (has("nspid") | not) and
 		(.cgroup | startswith("/"))' "$T/plain.json"
 }
+
+@test "attach --cgroup: processes in it and below it, now and later, not the others; --unit" {
+	v2=$(cgroup2_mount)
+	cg="clocktrace-test-$$"
+	mkdir -p "$v2/$cg/sub"
+	# One already inside (below the target), asleep until signalled.
+	sh -c "echo \$\$ > '$v2/$cg/sub/cgroup.procs' && exec '$TOOLS/misbehave' waitsig -k 5" >"$T/ready" 2>/dev/null &
+	WL=$!
+	for _ in $(seq 100); do grep -q ready "$T/ready" 2>/dev/null && break; sleep 0.05; done
+	"$CT" attach --cgroup "/$cg" -d 2.5 --json -o "$T/r.json" &
+	CTPID=$!
+	sleep 0.8
+	# Joins later and forks: all of it; the same program outside: none.
+	sh -c "echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 2 -k 4" 2>"$T/in"
+	"$TOOLS/forktree" -D 1 -W 2 -k 4 2>"$T/out"
+	kill -USR1 "$WL"
+	wait "$WL" || true
+	WL=
+	wait "$CTPID"
+	CTPID=
+	rmdir "$v2/$cg/sub" "$v2/$cg"
+	# misbehave waitsig -k 5: 4 threads stat 5 times, then its child 5.
+	want=$(( $(workload_sum "$T/in" tz_stat) + 4 * 5 + 5 ))
+	[ "$want" -eq 37 ]
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq "$want" ]
+	jq -e --arg cg "/$cg" '[.processes[] | select(.comm == "forktree")] |
+		length == 3 and all(.[]; .cgroup == $cg)' "$T/r.json"
+	run -125 "$CT" attach --cgroup /no/such/cgroup-x
+	[ "${#lines[@]}" -eq 1 ]
+	run -125 "$CT" attach --unit no-such-unit-x.service
+	[ "${#lines[@]}" -eq 1 ]
+}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "cgroup.h"
 #include "privs.h"
 #include "procfs.h"
 #include "session.h"
@@ -93,6 +94,36 @@ static void match_comm(pid_t pid, void *ctx)
 	ts->pids[ts->n++] = pid;
 }
 
+/*
+ * --cgroup or --unit: the processes in the cgroup and below it now; the
+ * kernel side adds those that fork or exec there later.
+ */
+static int resolve_cgroup(struct env *env)
+{
+	pid_t *pids;
+	size_t n;
+	char *dir;
+
+	if (!env->cgroup && !env->unit)
+		return 0;
+	dir = cgroup_target_dir(env->cgroup, env->unit);
+	if (!dir || cgroup_scan(dir, &env->cgroup_ids, &env->ncgroup_ids,
+				&pids, &n)) {
+		free(dir);
+		return EXIT_TOOL_FAILURE;
+	}
+	free(dir);
+	for (size_t i = 0; i < n; i++) {
+		if (pids[i] == getpid())
+			continue;
+		env->pids = xrealloc(env->pids, env->npids + 1,
+				     sizeof(*env->pids));
+		env->pids[env->npids++] = pids[i];
+	}
+	free(pids);
+	return 0;
+}
+
 /* *named: how many of the targets were named by -p (they come first). */
 static int resolve_targets(struct env *env, size_t *named)
 {
@@ -114,21 +145,22 @@ static int resolve_targets(struct env *env, size_t *named)
 		env->pids[i] = tgid;
 	}
 	*named = env->npids;
-	if (!env->comm)
-		return 0;
-	ts.pids = env->pids;
-	ts.n = env->npids;
-	proc_for_each(match_comm, &ts);
-	/* A service not started yet: the kernel side adds it at its exec. */
-	if (ts.n == env->npids) {
-		char safe[64];
+	if (env->comm) {
+		ts.pids = env->pids;
+		ts.n = env->npids;
+		proc_for_each(match_comm, &ts);
+		/* A service not started yet: the kernel adds it at its exec. */
+		if (ts.n == env->npids) {
+			char safe[64];
 
-		warn("attach: no process named '%s' yet: waiting for one to "
-		     "exec", escape_arg(safe, sizeof(safe), env->comm));
+			warn("attach: no process named '%s' yet: waiting for "
+			     "one to exec", escape_arg(safe, sizeof(safe),
+							env->comm));
+		}
+		env->pids = ts.pids;
+		env->npids = ts.n;
 	}
-	env->pids = ts.pids;
-	env->npids = ts.n;
-	return 0;
+	return resolve_cgroup(env);
 }
 
 /*

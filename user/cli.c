@@ -21,6 +21,7 @@
 enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_LISTEN, OPT_METRICS_BY,
+	OPT_CGROUP, OPT_UNIT,
 };
 
 struct option_doc {
@@ -42,6 +43,11 @@ static const struct option_doc docs[] = {
 	{ { "comm", required_argument, NULL, OPT_COMM }, M_ATTACH, "NAME",
 	  "trace every process named NAME, now or after an exec "
 	  "(waits for the first)" },
+	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, M_ATTACH, "PATH",
+	  "trace every process in this cgroup v2 and below it, now or "
+	  "after a fork or exec there" },
+	{ { "unit", required_argument, NULL, OPT_UNIT }, M_ATTACH, "NAME",
+	  "the same for a systemd unit (system.slice/NAME)" },
 	{ { "tree", no_argument, NULL, OPT_TREE }, M_ATTACH, NULL,
 	  "also trace the targets' existing descendants" },
 	{ { "duration", required_argument, NULL, 'd' }, M_ATTACH | M_TOP, "SECONDS",
@@ -81,7 +87,8 @@ static const struct option_doc docs[] = {
 
 static const char *const synopsis[] = {
 	[MODE_RUN] = "run [OPTIONS] [--] PROG [ARGS...]",
-	[MODE_ATTACH] = "attach [OPTIONS] -p PID[,PID...] | --comm NAME",
+	[MODE_ATTACH] = "attach [OPTIONS] -p PID[,PID...] | --comm NAME | "
+			"--cgroup PATH | --unit NAME",
 	[MODE_TOP] = "top [OPTIONS]",
 };
 
@@ -244,6 +251,16 @@ static int parse_one(struct env *env, int c, const char *arg)
 			return bad(mode, "a comm is 1 to 15 bytes", arg);
 		env->comm = arg;
 		return 0;
+	case OPT_CGROUP:
+		if (!*arg)
+			return bad(mode, "an empty cgroup path", arg);
+		env->cgroup = arg;
+		return 0;
+	case OPT_UNIT:
+		if (!*arg || strchr(arg, '/'))
+			return bad(mode, "a unit name has no '/'", arg);
+		env->unit = arg;
+		return 0;
 	case OPT_TREE:
 		env->tree = true;
 		return 0;
@@ -353,8 +370,11 @@ static int check_mode(struct env *env, int argc, char **argv)
 	case MODE_ATTACH:
 		if (optind < argc)
 			return bad(env->mode, "unexpected argument", argv[optind]);
-		if (!env->npids && !env->comm)
-			return bad(env->mode, "name targets with -p PID or --comm NAME", NULL);
+		if (!env->npids && !env->comm && !env->cgroup && !env->unit)
+			return bad(env->mode, "name targets with -p PID, --comm NAME, "
+				   "--cgroup PATH or --unit NAME", NULL);
+		if (env->cgroup && env->unit)
+			return bad(env->mode, "--cgroup or --unit, not both", NULL);
 		return 0;
 	case MODE_TOP:
 		if (optind < argc)

@@ -4,6 +4,7 @@
 #define CLOCKTRACE_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -17,6 +18,10 @@ struct env {
 	pid_t *pids;			/* attach -p */
 	size_t npids;
 	const char *comm;		/* attach --comm */
+	const char *cgroup;		/* attach --cgroup PATH */
+	const char *unit;		/* attach --unit NAME */
+	uint64_t *cgroup_ids;		/* that cgroup and those below it */
+	size_t ncgroup_ids;
 	bool tree;
 	double duration;		/* -d, 0 = until Ctrl-C or PROG exits */
 	double interval;		/* -i, 0 = a report at the end only */

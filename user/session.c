@@ -212,6 +212,8 @@ int session_setup(struct session *s)
 		.libc = s->env.libc,
 		.lang = s->env.lang,
 		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
+		.cgroup_ids = s->env.cgroup_ids,
+		.ncgroup_ids = s->env.ncgroup_ids,
 		.on_event = on_event,
 		.ctx = s,
 	};
@@ -258,6 +260,7 @@ void session_free(struct session *s)
 	model_free(&s->prev);
 	metrics_free(&s->metrics);
 	free(s->env.pids);
+	free(s->env.cgroup_ids);
 	free(s);
 }
 
@@ -564,7 +567,8 @@ static void loop_until_done(struct session *s)
 		 * By name, a new target may exec any time: wait for -d or ^C.
 		 * By pid, end when all are gone, even if no exit notice came.
 		 */
-		if (s->env.mode == MODE_ATTACH && !s->env.comm && all_gone(s))
+		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
+		    !s->env.ncgroup_ids && all_gone(s))
 			return;
 	}
 }

@@ -4,6 +4,7 @@
 #define CLOCKTRACE_TRACER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "bpf_features.h"
@@ -23,6 +24,8 @@ struct tracer_opts {
 	bool libc;			/* load the --libc uprobe programs */
 	bool lang;			/* load the --lang USDT programs */
 	const char *comm;		/* attach --comm: also processes exec'ing it */
+	const uint64_t *cgroup_ids;	/* attach --cgroup: also those forking */
+	size_t ncgroup_ids;		/* or exec'ing in these cgroups */
 	event_fn on_event;
 	void *ctx;
 };
