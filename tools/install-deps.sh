@@ -6,14 +6,14 @@ set -e
 # Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
 # lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
-# parser, curl (scrapes --listen), libFuzzer's runtime (libclang-rt-14-dev)
+# parser, curl and ss (--listen), libFuzzer's runtime (libclang-rt-14-dev)
 # and cppcheck.  The kernel matrix (make vmtest): qemu for both
 # architectures, a static busybox and cpio for the guests' initramfs, the
 # arm64 cross compiler.
 PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
 zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
-curl libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps
+curl libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps iproute2
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross"
 # Extras for one target only: the quick make test must not need them.
