@@ -45,7 +45,8 @@ USER_SRCS	:= $(wildcard user/*.c)
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
-IMPURE		:= main tracer collect session run attach top launch libc_probe privs \
+IMPURE		:= main tracer collect session run run_compare attach top launch \
+		   libc_probe privs \
 		   btf_vmlinux
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 

@@ -82,6 +82,7 @@ struct proc {
 	__s32 exit_status;	/* wait(2) status of the last thread */
 	__u64 start_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 exit_ns;
+	__u64 cpu_ns;		/* CPU time of all its threads, at exit */
 	char comm[COMM_LEN];
 };
 

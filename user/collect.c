@@ -39,6 +39,7 @@ static void take_proc(struct model *m, const void *key, const void *val)
 	p->depth = k->depth;
 	p->start_ns = k->start_ns;
 	p->exit_ns = k->exit_ns;
+	p->cpu_ns = k->cpu_ns;
 	p->exit_status = k->exit_status;
 	p->exited = k->flags & PROC_EXITED;
 	p->execed = k->flags & PROC_EXECED;

@@ -19,6 +19,11 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 		 const struct report_opts *o);
 void report_json(FILE *f, const struct model *m, const struct findings *fs,
 		 bool pretty);
+struct compare;
+/* The run report with the compare section of run --compare (cmp may be NULL). */
+void report_json_compare(FILE *f, const struct model *m,
+			 const struct findings *fs, bool pretty,
+			 const struct compare *cmp);
 void report_openmetrics(FILE *f, const struct model *m);
 /* One interval of attach/run -i: a short table of what changed. */
 void report_interval_text(FILE *f, const struct model *delta,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -17,6 +18,7 @@
 
 #include "clocks.h"
 #include "clocktrace.h"
+#include "compare.h"
 #include "cli.h"
 #include "findings.h"
 #include "launch.h"
@@ -205,6 +207,8 @@ void session_free(struct session *s)
 	session_teardown(s);
 	if (s->out && s->out != stderr && s->out != stdout)
 		fclose(s->out);
+	if (s->html)
+		fclose(s->html);
 	model_free(&s->model);
 	model_free(&s->prev);
 	free(s->env.pids);
@@ -262,14 +266,22 @@ static bool handle_signal(struct session *s)
 	return false;
 }
 
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000000ull + tv->tv_usec * 1000ull;
+}
+
 static void reap_prog(struct session *s)
 {
+	struct rusage ru;
 	int status;
 
-	if (waitpid(s->launch.pid, &status, WNOHANG) != s->launch.pid)
+	if (wait4(s->launch.pid, &status, WNOHANG, &ru) != s->launch.pid)
 		return;
 	s->prog_exited = true;
 	s->prog_status = status;
+	s->prog_rusage_cpu_ns = timeval_ns(&ru.ru_utime) +
+				timeval_ns(&ru.ru_stime);
 	s->model.end_ns = now_ns();
 }
 
@@ -375,6 +387,8 @@ void session_loop(struct session *s)
 				print_interval(s);
 			if (fd == s->launch.pidfd)
 				reap_prog(s);
+			if (fd == s->capture_fd && fd > 0)
+				session_drain_capture(s);
 		}
 		tracer_poll_events(&s->tracer);
 		update_status(s);
@@ -389,6 +403,22 @@ void session_loop(struct session *s)
 		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
 		    s->exits_seen && !session_any_alive(s))
 			return;
+	}
+}
+
+void session_drain_capture(struct session *s)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(s->capture_fd, buf, sizeof(buf))) > 0) {
+		s->capture_hash = compare_hash(s->capture_hash, buf, n);
+		s->capture_bytes += n;
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->capture_fd, NULL);
+		close(s->capture_fd);
+		s->capture_fd = -1;
 	}
 }
 

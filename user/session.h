@@ -19,6 +19,7 @@ struct session {
 	struct model model;
 	struct model prev;		/* at the last interval report */
 	FILE *out;
+	FILE *html;			/* --html FILE, NULL without */
 	sigset_t old_mask;
 	int epfd;
 	int sigfd;
@@ -28,7 +29,11 @@ struct session {
 	int abort_signal;		/* second ^C: leave now, no report */
 	bool prog_exited;
 	int prog_status;
+	uint64_t prog_rusage_cpu_ns;	/* PROG and the descendants it waited for */
 	uint64_t exits_seen;
+	int capture_fd;			/* run --compare: PROG's stdout */
+	uint64_t capture_hash;
+	uint64_t capture_bytes;
 	bool status;			/* a live status line on stderr */
 	uint64_t status_ns;
 };
@@ -49,6 +54,8 @@ bool session_any_alive(struct session *s);
 /* Until PROG exits (run), the targets exit, -d, or a signal. */
 void session_loop(struct session *s);
 void session_finish_model(struct session *s);
+/* Reads what PROG wrote so far into the hash; closes the pipe at EOF. */
+void session_drain_capture(struct session *s);
 /* The status line: only when stderr is a terminal the report won't use. */
 void session_start_status(struct session *s);
 void session_stop_status(struct session *s);
@@ -59,5 +66,7 @@ void session_write_openmetrics(struct session *s, const struct model *m);
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+/* run --compare, once the session is parsed and its output open. */
+int run_compare(struct session *s);
 
 #endif /* CLOCKTRACE_SESSION_H */

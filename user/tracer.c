@@ -278,3 +278,60 @@ int tracer_poll_events(struct tracer *t)
 {
 	return ring_buffer__consume(t->rb);
 }
+
+static int set_link(struct bpf_program *prog, struct bpf_link **link, bool on)
+{
+	if (!on) {
+		bpf_link__destroy(*link);
+		*link = NULL;
+		return 0;
+	}
+	if (*link)
+		return 0;
+	*link = bpf_program__attach(prog);
+	if (*link)
+		return 0;
+	warn("cannot attach %s: %s", bpf_program__name(prog), strerror(errno));
+	return -1;
+}
+
+int tracer_count_syscalls(struct tracer *t, bool on)
+{
+	struct clocktrace_bpf *skel = t->skel;
+
+	/* Enter first, exit last: an exit is never seen without its entry. */
+	if (on)
+		return set_link(skel->progs.sys_exit, &skel->links.sys_exit, on) ||
+		       set_link(skel->progs.sys_enter, &skel->links.sys_enter, on);
+	set_link(skel->progs.sys_enter, &skel->links.sys_enter, on);
+	return set_link(skel->progs.sys_exit, &skel->links.sys_exit, on);
+}
+
+/* Deleting the first key until none is left needs no key list. */
+static void empty_hash(struct bpf_map *map)
+{
+	char key[bpf_map__key_size(map)];
+	int fd = bpf_map__fd(map);
+
+	while (!bpf_map_get_next_key(fd, NULL, key))
+		if (bpf_map_delete_elem(fd, key))
+			break;
+}
+
+void tracer_reset(struct tracer *t)
+{
+	struct clocktrace_bpf *skel = t->skel;
+	struct bpf_map *maps[] = {
+		skel->maps.procs, skel->maps.stats, skel->maps.clockids,
+		skel->maps.tz_paths, skel->maps.proc_tz, skel->maps.libc_stats,
+		skel->maps.callers, skel->maps.caller_files,
+	};
+	int fd = bpf_map__fd(skel->maps.losses);
+	__u64 zero = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		empty_hash(maps[i]);
+	for (__u32 i = 0; i < LOSS_MAX; i++)
+		bpf_map_update_elem(fd, &i, &zero, BPF_ANY);
+	memset(t->user_losses, 0, sizeof(t->user_losses));
+}
