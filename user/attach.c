@@ -165,6 +165,8 @@ int cmd_attach(int argc, char **argv)
 		err = resolve_targets(&s->env);
 	if (!err)
 		err = open_report(s->env.output, &s->out, stderr);
+	if (!err)
+		err = open_report(s->env.html, &s->html, NULL);
 	if (err)
 		goto out;
 	s->model.command = argv;

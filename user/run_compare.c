@@ -18,6 +18,7 @@
 #include "findings.h"
 #include "privs.h"
 #include "report.h"
+#include "report_html.h"
 #include "session.h"
 #include "util.h"
 
@@ -151,6 +152,8 @@ static void write_reports(struct session *s, const struct model *m,
 		compare_text(s->out, c);
 	}
 	fflush(s->out);
+	if (s->html)
+		report_html(s->html, m, &fs, c, NULL);
 	findings_free(&fs);
 }
 

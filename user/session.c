@@ -25,6 +25,7 @@
 #include "libc_probe.h"
 #include "procfs.h"
 #include "report.h"
+#include "report_html.h"
 #include "session.h"
 #include "tracer.h"
 #include "util.h"
@@ -209,6 +210,7 @@ void session_free(struct session *s)
 		fclose(s->out);
 	if (s->html)
 		fclose(s->html);
+	timeline_free(&s->timeline);
 	model_free(&s->model);
 	model_free(&s->prev);
 	free(s->env.pids);
@@ -324,6 +326,8 @@ static void print_interval(struct session *s)
 		strftime(label, sizeof(label), "%H:%M:%S", &tm);
 	}
 	ro.interval_label = label;
+	if (s->html)
+		timeline_add(&s->timeline, &delta, delta.end_ns - s->model.start_ns);
 	findings_build(&delta, &fs);
 	if (s->env.format == FORMAT_JSON)
 		report_json(s->out, &delta, &fs, false);
@@ -460,7 +464,9 @@ void session_write_report(struct session *s)
 		session_write_openmetrics(s, &s->model);
 	else
 		report_text(s->out, &s->model, &fs, &ro);
-	findings_free(&fs);
 	fflush(s->out);
+	if (s->html)
+		report_html(s->html, &s->model, &fs, NULL, &s->timeline);
+	findings_free(&fs);
 }
 

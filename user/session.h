@@ -9,6 +9,7 @@
 #include "launch.h"
 #include "libc_probe.h"
 #include "model.h"
+#include "timeline.h"
 #include "tracer.h"
 
 struct session {
@@ -20,6 +21,7 @@ struct session {
 	struct model prev;		/* at the last interval report */
 	FILE *out;
 	FILE *html;			/* --html FILE, NULL without */
+	struct timeline timeline;	/* -i with --html */
 	sigset_t old_mask;
 	int epfd;
 	int sigfd;
