@@ -125,12 +125,13 @@ test: deps
 		$(OUT)/core_btf_equal
 	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
 
-# The seeds' reproducer traced twice: TZ unset, then with the fix.
+# The seeds' reproducer as it is and with the fix, compared; the report
+# also as a web page.
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	env -u TZ ./clocktrace run -- tools/tzloop -q -n 20000 -c 2
-	@echo; echo "=== the same with the fix, TZ=:/etc/localtime ==="
-	TZ=:/etc/localtime ./clocktrace run -- tools/tzloop -q -n 20000 -c 2
+	env -u TZ ./clocktrace run --compare --html $(OUT)/demo.html -- \
+		tools/tzloop -q -n 20000 -c 2
+	@echo; echo "The same report as a web page: $(OUT)/demo.html"
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

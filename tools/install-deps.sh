@@ -5,10 +5,12 @@ set -e
 
 # Build: clang/llvm for BPF, static libbpf/libelf/zlib.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
-# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
+# parser, libFuzzer's runtime (libclang-rt-14-dev), cppcheck, and headless
+# Chromium with a font to render the --html report in (tests/html.bats).
 PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
-libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
+libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps chromium
+fonts-dejavu-core"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
 chroot) PKGS="$PKGS debootstrap" ;;
