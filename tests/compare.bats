@@ -64,7 +64,7 @@ teardown() {
 @test "compare: text report has the verdict and both variants' counts" {
 	env -u TZ "$CT" run --compare --repeat 1 -- "$TOOLS/tzloop" -q -n 2000 -c 1 \
 		>/dev/null 2>"$T/err"
-	grep -q '^COMPARE (PROG as it is, then with TZ=:/etc/localtime; 1 timed' "$T/err"
+	grep -q '^COMPARE (PROG as it is, then with TZ=:/etc/localtime; 1 timed run of each' "$T/err"
 	grep -Eq '^  verdict: TZ=:/etc/localtime: .*, 8,001 tz accesses → 1$' "$T/err"
 	grep -Eq '^  children +4,000 +0 +0 +0$' "$T/err"
 	! grep -q 'warning:' "$T/err"

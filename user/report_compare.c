@@ -145,14 +145,14 @@ static void text_times(FILE *f, const struct compare *c)
 			fmt_figure(wa, sizeof(wa), &a->wall),
 			compare_speedup(c, r));
 	}
-	fprintf(f, "\n  %-9s %-26s %-26s\n", "ROLE", "CPU BEFORE (MIN-MAX)",
+	fprintf(f, "\n  %-9s %-26s %s\n", "ROLE", "CPU BEFORE (MIN-MAX)",
 		"CPU AFTER");
 	for (int r = 0; r < ROLE_MAX; r++) {
 		char cb[96], ca[96];
 
 		if (r != ROLE_ALL && !c->side[r][VARIANT_BEFORE].processes)
 			continue;
-		fprintf(f, "  %-9s %-26s %-26s\n", compare_role_name(r),
+		fprintf(f, "  %-9s %-26s %s\n", compare_role_name(r),
 			fmt_figure(cb, sizeof(cb), &c->side[r][VARIANT_BEFORE].cpu),
 			fmt_figure(ca, sizeof(ca), &c->side[r][VARIANT_AFTER].cpu));
 	}
@@ -186,8 +186,9 @@ void compare_text(FILE *f, const struct compare *c)
 		escape_bytes(fix, sizeof(fix), c->fix[i], strlen(c->fix[i]));
 		fprintf(f, " %s", fix);
 	}
-	fprintf(f, "; %u timed runs of each, alternating, without the syscall "
-		"probes; counts from one traced run of each)\n", c->repeat);
+	fprintf(f, "; %u timed run%s of each, alternating, without the syscall "
+		"probes; counts from one traced run of each)\n", c->repeat,
+		c->repeat == 1 ? "" : "s");
 	text_times(f, c);
 	text_counts(f, c);
 	fprintf(f, "\n  verdict: %s\n", c->verdict);

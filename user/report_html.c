@@ -32,6 +32,8 @@ static const char style[] =
 	"td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;"
 	"white-space:nowrap}\n"
 	"caption{text-align:left;color:var(--mute);font-size:.9em;caption-side:top}\n"
+	"table.histtable caption{white-space:nowrap}td.range{font-size:.8em;"
+	"color:var(--mute)}#compare-table{font-size:.9em}.wide{overflow-x:auto}\n"
 	".tz{fill:var(--tz)}.clk{fill:var(--clk)}.before{fill:#6e7781}.after{fill:#1a7f37}\n"
 	"svg.chart{max-width:100%;height:auto;font-size:12px;display:block;margin:.4em 0}\n"
 	"svg.chart text{fill:var(--fg)}svg .axis{stroke:var(--mute)}\n"
@@ -357,6 +359,8 @@ static void tz_paths_section(FILE *f, const struct model *m)
 		const struct proc_model *p = &m->procs[i];
 
 		for (size_t k = 0; k < p->npaths; k++) {
+			char c[32], e[32];
+
 			if (!any)
 				fputs("<section id=\"tz-paths\">\n<h2>Time-zone file "
 				      "accesses</h2>\n<table><thead><tr><th class=\"num\">"
@@ -365,10 +369,10 @@ static void tz_paths_section(FILE *f, const struct model *m)
 				      "</thead><tbody>\n", f);
 			any = true;
 			fprintf(f, "<tr><td class=\"num\">%d</td><td>%s</td><td "
-				"class=\"num\">%llu</td><td class=\"num\">%llu</td>"
+				"class=\"num\">%s</td><td class=\"num\">%s</td>"
 				"<td class=\"mono\">", p->pid, kind_name(p->paths[k].kind),
-				(unsigned long long)p->paths[k].count,
-				(unsigned long long)p->paths[k].errors);
+				fmt_count(c, sizeof(c), p->paths[k].count),
+				fmt_count(e, sizeof(e), p->paths[k].errors));
 			html_text(f, p->paths[k].path);
 			fputs("</td></tr>\n", f);
 		}

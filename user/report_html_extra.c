@@ -18,7 +18,7 @@ static void figure_cells(FILE *f, const struct compare_figure *x)
 	char a[32], b[32], c[32];
 
 	fprintf(f, "<td class=\"num\" data-value=\"%llu\">%s</td>"
-		"<td class=\"num\">%s \u2013 %s</td>", (unsigned long long)x->median,
+		"<td class=\"num range\">%s \u2013 %s</td>", (unsigned long long)x->median,
 		fmt_duration(a, sizeof(a), x->median),
 		fmt_duration(b, sizeof(b), x->min), fmt_duration(c, sizeof(c), x->max));
 }
@@ -82,9 +82,9 @@ void html_compare_section(FILE *f, const struct compare *c)
 		html_text(f, c->fix[i]);
 		fputs("</code>", f);
 	}
-	fprintf(f, ": %u timed runs of each, alternating, without the syscall "
+	fprintf(f, ": %u timed run%s of each, alternating, without the syscall "
 		"probes (times: median and min\u2013max); counts from one traced "
-		"run of each.</p>\n", c->repeat);
+		"run of each.</p>\n", c->repeat, c->repeat == 1 ? "" : "s");
 	if (c->exit_differs)
 		fputs("<p class=\"warn\">Warning: PROG's exit status differs between "
 		      "the two variants.</p>\n", f);
@@ -95,8 +95,8 @@ void html_compare_section(FILE *f, const struct compare *c)
 		fputs("<p class=\"note\">PROG's standard output changes from run to "
 		      "run, so it was not compared.</p>\n", f);
 	compare_chart(f, c);
-	fputs("<table id=\"compare-table\"><thead><tr><th>Role</th><th>Variant</th>"
-	      "<th class=\"num\">Processes</th><th class=\"num\">Wall</th><th "
+	fputs("<div class=\"wide\"><table id=\"compare-table\"><thead><tr><th>Role</th>"
+	      "<th>Variant</th><th class=\"num\">Procs</th><th class=\"num\">Wall</th><th "
 	      "class=\"num\">min \u2013 max</th><th class=\"num\">CPU</th><th "
 	      "class=\"num\">min \u2013 max</th><th class=\"num\">TZ accesses</th>"
 	      "<th class=\"num\">Clock syscalls</th><th class=\"num\">Speed-up</th>"
@@ -107,7 +107,7 @@ void html_compare_section(FILE *f, const struct compare *c)
 		compare_row(f, c, r, VARIANT_BEFORE);
 		compare_row(f, c, r, VARIANT_AFTER);
 	}
-	fputs("</tbody></table>\n</section>\n", f);
+	fputs("</tbody></table></div>\n</section>\n", f);
 }
 
 static int by_total(const void *a, const void *b)

@@ -4,6 +4,9 @@
 
     render.py FILE.html SCREENSHOT.png [PRINT.pdf] > facts.json
 
+The screenshot is of the whole page; SCREENSHOT-top.png is the first
+1100x1300 pixels, as a reader first sees the page.
+
 Speaks the DevTools protocol over --remote-debugging-pipe (file descriptors
 3 and 4, messages ended by NUL): the standard library only.  Prints one JSON
 object: facts read from the rendered DOM (tests/browser/facts.js), every
@@ -121,7 +124,7 @@ def render(html, png, pdf=None):
         for domain in ("Page", "Runtime", "Log"):
             b.send(domain + ".enable", session=s)
         b.send("Emulation.setDeviceMetricsOverride", {
-            "width": 1100, "height": 900, "deviceScaleFactor": 1,
+            "width": 1100, "height": 1300, "deviceScaleFactor": 1,
             "mobile": False}, session=s)
         b.send("Page.navigate", {"url": "file://" + os.path.abspath(html)},
                session=s)
@@ -134,6 +137,10 @@ def render(html, png, pdf=None):
         data = base64.b64decode(shot["result"]["data"])
         with open(png, "wb") as f:
             f.write(data)
+        # And the first screenful alone, as a reader first sees it.
+        top = b.send("Page.captureScreenshot", {"format": "png"}, session=s)
+        with open(png[:-4] + "-top.png", "wb") as f:
+            f.write(base64.b64decode(top["result"]["data"]))
         if pdf:
             out = b.send("Page.printToPDF", {"printBackground": False},
                          session=s)
