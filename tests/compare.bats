@@ -31,6 +31,8 @@ teardown() {
 	[ "$(jqr "$T/c.json" "[$c.runs[].variant] | join(\",\")")" = \
 		"before,after,before,after,before,after" ]
 	[ "$(jqr "$T/c.json" "[$c.runs[] | select(.counted)] | length")" -eq 2 ]
+	[ "$(jq -c "[$c.runs[] | select(.counted | not) | .tz_accesses] | unique" \
+		"$T/c.json")" = '[null]' ]
 	# The speed-up is the median wall before over after, and the fix is faster.
 	run jq -e "$c | (.speedup - (.before.wall_ns / .after.wall_ns) | fabs) < 0.01
 		and .speedup > 1 and .before.wall_ns_min <= .before.wall_ns
@@ -111,5 +113,20 @@ teardown() {
 	run -127 "$CT" run --compare -- /nonexistent/prog
 	[ "$status" -eq 127 ]
 	[[ "$output" != *COMPARE* ]]
+	[ "$(our_progs)" -eq 0 ]
+}
+
+@test "compare: SIGKILL of clocktrace leaves no held PROG and no BPF program" {
+	"$CT" run --compare --repeat 5 -- sleep 0.377 2>/dev/null &
+	ct=$!
+	sleep 1
+	kill -9 "$ct"
+	wait "$ct" || true
+	# Held copies of clocktrace die with it; a released PROG is the user's.
+	for _ in $(seq 50); do
+		pgrep -f 'run --compare --repeat 5 -- sleep 0.377' >/dev/null || break
+		sleep 0.1
+	done
+	! pgrep -f 'run --compare --repeat 5 -- sleep 0.377'
 	[ "$(our_progs)" -eq 0 ]
 }

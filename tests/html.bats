@@ -146,6 +146,23 @@ clean_page() {
 	[ "$(jqr "$F" '.facts.procs[0].pid')" -eq "$WL" ]
 }
 
+@test "html: --libc calls per function and call sites, as in the JSON" {
+	env -u TZ "$CT" run --libc --json -o "$T/r.json" --html "$T/r.html" -- \
+		"$TOOLS/tzloop" -q -n 300 -c 1 >/dev/null 2>&1
+	render "$T/r.html" html-libc
+	F="$T/html-libc.json"
+	clean_page "$F"
+	jq -S '[.processes[].libc | to_entries[] | select(.value.count > 0) |
+		{fn: .key, calls: .value.count, tz: .value.kernel.tz_accesses}] |
+		group_by(.fn) | map({fn: .[0].fn, calls: (map(.calls) | add),
+		tz: (map(.tz) | add)})' "$T/r.json" >"$T/want"
+	jq -S '.facts.libc_fns | sort_by(.fn)' "$F" >"$T/got"
+	diff "$T/want" "$T/got"
+	# tzloop's own loop: tzset and localtime, 300 times in each process.
+	[ "$(jqr "$F" '.facts.libc_fns[] | select(.fn == "localtime") | .calls')" -eq 600 ]
+	[ "$(jqr "$F" '.facts.libc_sites')" -ge 2 ]
+}
+
 @test "html: --html never follows a symbolic link" {
 	ln -s "$T/target" "$T/link.html"
 	run "$CT" run --html "$T/link.html" -- true

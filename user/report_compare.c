@@ -83,8 +83,15 @@ static void json_runs(struct json *j, const struct compare *c)
 		json_u64(j, "cpu_ns", r->role[ROLE_ALL].cpu_ns);
 		json_u64(j, "rusage_cpu_ns", r->rusage_cpu_ns);
 		json_u64(j, "processes", r->role[ROLE_ALL].processes);
-		json_u64(j, "tz_accesses", r->role[ROLE_ALL].tz_accesses);
-		json_u64(j, "clock_syscalls", r->role[ROLE_ALL].clock_syscalls);
+		/* A timed run has no syscall probes: no counts, not zero. */
+		if (r->counted) {
+			json_u64(j, "tz_accesses", r->role[ROLE_ALL].tz_accesses);
+			json_u64(j, "clock_syscalls",
+				 r->role[ROLE_ALL].clock_syscalls);
+		} else {
+			json_null(j, "tz_accesses");
+			json_null(j, "clock_syscalls");
+		}
 		json_status(j, r->status);
 		snprintf(hash, sizeof(hash), "%016llx",
 			 (unsigned long long)r->stdout_hash);

@@ -59,7 +59,12 @@
 			lines: all('#fig-timeline polyline').length,
 			rows: all('#timeline-table tbody tr').length,
 		},
-		libc_fns: all('#libc-fns tbody tr').map((tr) => tr.dataset.fn),
+		libc_fns: all('#libc-fns tbody tr').map((tr) => ({
+			fn: tr.dataset.fn,
+			calls: Number(tr.cells[1].textContent),
+			tz: Number(tr.cells[2].textContent),
+		})),
+		libc_sites: all('#libc-sites tbody tr').length,
 		page_height: document.documentElement.scrollHeight,
 	};
 })()
