@@ -131,6 +131,29 @@ clean_page() {
 	! grep -q "$(printf '\033')" "$T/r.html"
 }
 
+@test "html: run -i timeline equals the interval JSON reports of the same run" {
+	env -u TZ "$CT" run -i 0.2 --json -o "$T/r.json" --html "$T/r.html" -- \
+		"$TOOLS/tzloop" -q -n 60000 -c 1 -s CLOCK_PROCESS_CPUTIME_ID:20000 \
+		>/dev/null 2>&1
+	render "$T/r.html" html-timeline
+	F="$T/html-timeline.json"
+	clean_page "$F"
+	# Every document but the last is one interval.
+	jq -s -S '.[:-1] | map([.processes[] | {(.pid | tostring):
+		(.tz.accesses + ([.clock[]?.count] | add // 0))}] | add // {})' \
+		"$T/r.json" >"$T/want"
+	[ "$(jqr "$T/want" 'length')" -ge 2 ]
+	# The page shows the busiest processes: compare those, zeros included.
+	jq -S '.facts.timeline.table' "$F" >"$T/got"
+	run jq -e --slurpfile w "$T/want" '. as $g | ($g | length) ==
+		($w[0] | length) and ([range(0; $g | length) as $k |
+		$g[$k] | to_entries[] | .value == ($w[0][$k][.key] // 0)] | all)' \
+		"$T/got"
+	[ "$status" -eq 0 ] || { paste "$T/want" "$T/got"; false; }
+	[ "$(jq '[.[] | .[]] | add' "$T/got")" -gt 0 ]
+	[ "$(jqr "$F" '.facts.timeline.lines')" -eq 2 ]
+}
+
 @test "html: attach -i draws a timeline with one row per interval" {
 	"$TOOLS/misbehave" sleep 30 -k 20 2>/dev/null &
 	WL=$!

@@ -166,8 +166,8 @@ static void timeline_table(FILE *f, const struct timeline *tl,
 	      "and process (colours as in the figure)</caption><thead><tr><th "
 	      "class=\"num\">Interval end</th>", f);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "<th class=\"num\"><span style=\"color:%s\">\u25a0</span> %d ",
-			line_colors[i], top[i]->pid);
+		fprintf(f, "<th class=\"num\" data-pid=\"%d\"><span style=\"color:%s\">"
+			"\u25a0</span> %d ", top[i]->pid, line_colors[i], top[i]->pid);
 		html_text(f, top[i]->comm);
 		fputs("</th>", f);
 	}

@@ -58,6 +58,14 @@
 		timeline: {
 			lines: all('#fig-timeline polyline').length,
 			rows: all('#timeline-table tbody tr').length,
+			// Per interval: {pid: events}, from the table beside the figure.
+			table: all('#timeline-table tbody tr').map((tr) => {
+				const row = {};
+				all('#timeline-table thead th[data-pid]').forEach((th, i) => {
+					row[th.dataset.pid] = Number(tr.cells[i + 1].textContent);
+				});
+				return row;
+			}),
 		},
 		libc_fns: all('#libc-fns tbody tr').map((tr) => ({
 			fn: tr.dataset.fn,
