@@ -34,8 +34,9 @@ class Browser:
         os.set_inheritable(from_chrome_w, True)
         # Chromium reads commands on fd 3 and writes answers on fd 4.
         cmd = ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
-               "--hide-scrollbars", "--remote-debugging-pipe",
-               "--no-first-run", "--no-default-browser-check",
+               "--hide-scrollbars", "--disable-dev-shm-usage",
+               "--remote-debugging-pipe", "--no-first-run",
+               "--no-default-browser-check",
                "--user-data-dir=" + self.profile, "about:blank"]
         self.proc = subprocess.Popen(
             ["sh", "-c", 'exec 3<&"$1" 4>&"$2"; shift 2; exec "$@"', "sh",
