@@ -85,7 +85,9 @@ static void close_cloexec_fds(int keep1, int keep2)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		int fd = atoi(e->d_name), fl = fcntl(fd, F_GETFD);
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		int fl = *end ? -1 : fcntl(fd, F_GETFD);
 
 		if (fd > 2 && fd != dirfd(d) && fd != keep1 && fd != keep2 &&
 		    fl >= 0 && (fl & FD_CLOEXEC))

@@ -275,7 +275,7 @@ static void parent_children_section(FILE *f, const struct model *m)
 		x->tz += proc_tz_accesses(&m->procs[i]);
 		x->clk += proc_clock_syscalls(&m->procs[i]);
 	}
-	if (!g[1].procs)
+	if (!g[0].procs || !g[1].procs)
 		return;
 	fputs("<section id=\"parent-children\">\n<h2>Parent versus children</h2>\n", f);
 	bars[0] = (struct html_bar){ "parent: tz accesses", g[0].tz / g[0].procs, "tz" };
