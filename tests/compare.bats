@@ -97,6 +97,18 @@ teardown() {
 	[ "$(jqr "$T/c.json" '.compare.roles[1].before.processes')" -eq 1 ]
 }
 
+@test "compare: a fix already in the environment is said, and changes nothing" {
+	TZ=:/etc/localtime "$CT" run --compare --repeat 1 --json -o "$T/c.json" \
+		-- "$TOOLS/tzloop" -q -n 2000 -c 1 2>/dev/null
+	[ "$(jqr "$T/c.json" '.compare.preset.TZ')" = ":/etc/localtime" ]
+	[ "$(jqr "$T/c.json" '.compare.before.tz_accesses')" -eq 1 ]
+	[ "$(jqr "$T/c.json" '.compare.after.tz_accesses')" -eq 1 ]
+	run env TZ=UTC "$CT" run --compare --repeat 1 -- true
+	[[ "$output" == *"note: PROG as it is already had TZ=UTC in its environment"* ]]
+	run env -u TZ "$CT" run --compare --repeat 1 -- true
+	[[ "$output" != *"already had"* ]]
+}
+
 @test "compare: bad usage is one line and 125, nothing run" {
 	for args in "--fix TZ=UTC" "--repeat 2" "--compare --repeat 0" \
 		"--compare --repeat 21" "--compare --fix =x" "--compare --fix 1A=x" \

@@ -54,6 +54,9 @@ struct compare_side {
 struct compare {
 	const char *fix[COMPARE_FIX_MAX];	/* NAME=VALUE */
 	size_t nfix;
+	/* The fix's variables PROG as it is already has, NAME=VALUE. */
+	const char *preset[COMPARE_FIX_MAX];
+	size_t npreset;
 	unsigned int repeat;
 	struct compare_run *runs;
 	size_t nruns;

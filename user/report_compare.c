@@ -43,17 +43,21 @@ static void json_sides(struct json *j, const struct compare *c,
 		    (double)b->cpu.median / a->cpu.median : 0);
 }
 
+/* NAME=VALUE as "NAME": "VALUE". */
+static void json_env(struct json *j, const char *var)
+{
+	const char *eq = strchr(var, '=');
+	char name[256];
+
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - var), var);
+	json_str(j, name, eq + 1);
+}
+
 static void json_fix(struct json *j, const struct compare *c)
 {
 	json_obj_begin(j, "fix");
-	for (size_t i = 0; i < c->nfix; i++) {
-		const char *eq = strchr(c->fix[i], '=');
-		char name[256];
-
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - c->fix[i]),
-			 c->fix[i]);
-		json_str(j, name, eq + 1);
-	}
+	for (size_t i = 0; i < c->nfix; i++)
+		json_env(j, c->fix[i]);
 	json_obj_end(j);
 }
 
@@ -116,6 +120,10 @@ void compare_json(struct json *j, const struct compare *c)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	json_obj_begin(j, "preset");
+	for (size_t i = 0; i < c->npreset; i++)
+		json_env(j, c->preset[i]);
+	json_obj_end(j);
 	json_str(j, "verdict", c->verdict);
 	json_bool(j, "exit_differs", c->exit_differs);
 	json_bool(j, "stdout_differs", c->stdout_differs);
@@ -199,6 +207,11 @@ void compare_text(FILE *f, const struct compare *c)
 	text_times(f, c);
 	text_counts(f, c);
 	fprintf(f, "\n  verdict: %s\n", c->verdict);
+	for (size_t i = 0; i < c->npreset; i++) {
+		escape_bytes(fix, sizeof(fix), c->preset[i], strlen(c->preset[i]));
+		fprintf(f, "  note: PROG as it is already had %s in its "
+			"environment\n", fix);
+	}
 	if (c->exit_differs)
 		fputs("  warning: PROG's exit status differs between the two "
 		      "variants\n", f);

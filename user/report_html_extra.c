@@ -85,6 +85,11 @@ void html_compare_section(FILE *f, const struct compare *c)
 	fprintf(f, ": %u timed run%s of each, alternating, without the syscall "
 		"probes (times: median and min\u2013max); counts from one traced "
 		"run of each.</p>\n", c->repeat, c->repeat == 1 ? "" : "s");
+	for (size_t i = 0; i < c->npreset; i++) {
+		fputs("<p class=\"note preset\">PROG as it is already had <code>", f);
+		html_text(f, c->preset[i]);
+		fputs("</code> in its environment.</p>\n", f);
+	}
 	if (c->exit_differs)
 		fputs("<p class=\"warn\">Warning: PROG's exit status differs between "
 		      "the two variants.</p>\n", f);

@@ -186,6 +186,20 @@ static int run_all(struct session *s, struct launch *l, size_t n,
 	return 0;
 }
 
+/* NAME=VALUE of each variable of the fix already in our environment. */
+static void find_presets(struct compare *c)
+{
+	extern char **environ;
+
+	for (size_t i = 0; i < c->nfix; i++) {
+		size_t n = strchr(c->fix[i], '=') - c->fix[i] + 1;
+
+		for (char **e = environ; *e; e++)
+			if (!strncmp(*e, c->fix[i], n))
+				c->preset[c->npreset++] = *e;
+	}
+}
+
 int run_compare(struct session *s)
 {
 	size_t n = COUNTED_RUNS + 2 * (size_t)s->env.repeat;
@@ -196,6 +210,7 @@ int run_compare(struct session *s)
 
 	for (unsigned int i = 0; i < s->env.nfix; i++)
 		c.fix[c.nfix++] = s->env.fix[i];
+	find_presets(&c);
 	s->capture_fd = -1;
 	if (session_setup(s) || prepare_all(s, l, n))
 		goto out;
