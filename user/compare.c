@@ -160,12 +160,22 @@ double compare_speedup(const struct compare *c, enum compare_role role)
 	return (double)b->wall.median / a->wall.median;
 }
 
+/* ", 120,001 tz accesses → 1": what the fix changed in the kernel. */
+static void verdict_counts(char *buf, size_t size, const char *what,
+			   uint64_t before, uint64_t after)
+{
+	char b[32], a[32];
+
+	snprintf(buf, size, ", %s %s \u2192 %s", fmt_count(b, sizeof(b), before),
+		 what, fmt_count(a, sizeof(a), after));
+}
+
 static void build_verdict(struct compare *c)
 {
 	const struct compare_side *b = &c->side[ROLE_ALL][VARIANT_BEFORE];
 	const struct compare_side *a = &c->side[ROLE_ALL][VARIANT_AFTER];
 	double x = compare_speedup(c, ROLE_ALL);
-	char speed[96], tzb[32], tza[32], fix[96] = "no fix";
+	char speed[96], tz[96], clk[96] = "", fix[96] = "no fix";
 
 	if (c->nfix)
 		escape_bytes(fix, sizeof(fix), c->fix[0], strlen(c->fix[0]));
@@ -178,10 +188,14 @@ static void build_verdict(struct compare *c)
 	else
 		snprintf(speed, sizeof(speed),
 			 "no measurable change here (%.2fx, the ranges overlap)", x);
-	snprintf(c->verdict, sizeof(c->verdict), "%s%s: %s, %s tz accesses "
-		 "\u2192 %s", fix, c->nfix > 1 ? " ..." : "", speed,
-		 fmt_count(tzb, sizeof(tzb), b->tz_accesses),
-		 fmt_count(tza, sizeof(tza), a->tz_accesses));
+	verdict_counts(tz, sizeof(tz), "tz accesses", b->tz_accesses,
+		       a->tz_accesses);
+	/* Clock syscalls only when there are any: most fixes are TZ's. */
+	if (b->clock_syscalls || a->clock_syscalls)
+		verdict_counts(clk, sizeof(clk), "clock syscalls",
+			       b->clock_syscalls, a->clock_syscalls);
+	snprintf(c->verdict, sizeof(c->verdict), "%s%s: %s%s%s", fix,
+		 c->nfix > 1 ? " ..." : "", speed, tz, clk);
 }
 
 void compare_summarize(struct compare *c)

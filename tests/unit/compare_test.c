@@ -64,6 +64,23 @@ static void test_median_range_and_speedup(void **state)
 	compare_free(&c);
 }
 
+static void test_clock_syscalls_in_the_verdict_when_any(void **state)
+{
+	struct compare c = with_fix();
+	struct compare_run r = { .variant = VARIANT_BEFORE, .counted = true };
+
+	(void)state;
+	r.role[ROLE_ALL].clock_syscalls = 5000;
+	compare_add_run(&c, &r);
+	r.variant = VARIANT_AFTER;
+	r.role[ROLE_ALL].clock_syscalls = 0;
+	compare_add_run(&c, &r);
+	compare_summarize(&c);
+	assert_string_equal(c.verdict, "TZ=:/etc/localtime: not timed, 0 tz "
+			    "accesses \u2192 0, 5,000 clock syscalls \u2192 0");
+	compare_free(&c);
+}
+
 static void test_overlapping_ranges_are_no_change(void **state)
 {
 	struct compare c = with_fix();
@@ -144,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median_range_and_speedup),
+		cmocka_unit_test(test_clock_syscalls_in_the_verdict_when_any),
 		cmocka_unit_test(test_overlapping_ranges_are_no_change),
 		cmocka_unit_test(test_outputs_compared_only_when_stable),
 		cmocka_unit_test(test_sample_splits_roles_by_depth),
