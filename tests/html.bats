@@ -186,6 +186,22 @@ clean_page() {
 	[ "$(jqr "$F" '.facts.libc_sites')" -ge 2 ]
 }
 
+@test "html: 931 processes: the tree is cut at 500 rows and says so" {
+	"$CT" run --json -o "$T/r.json" --html "$T/r.html" -- \
+		"$TOOLS/forktree" -D 2 -W 30 -k 1 2>/dev/null
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 931 ]
+	render "$T/r.html" html-many
+	F="$T/html-many.json"
+	clean_page "$F"
+	[ "$(jqr "$F" '.facts.procs | length')" -eq 500 ]
+	[ "$(jqr "$F" .facts.procs_not_shown)" = "431 more processes not shown." ]
+	[ "$(jqr "$F" .facts.facts.processes)" -eq 931 ]
+	# Depth first: each row's parent is the row above it or an earlier one.
+	run jq -e '.facts.procs | . as $r | [range(1; length) as $i |
+		$r[$i].depth <= $r[$i - 1].depth + 1] | all' "$F"
+	[ "$status" -eq 0 ]
+}
+
 @test "html: --html never follows a symbolic link" {
 	ln -s "$T/target" "$T/link.html"
 	run "$CT" run --html "$T/link.html" -- true

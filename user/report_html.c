@@ -351,34 +351,40 @@ static void latency_section(FILE *f, const struct model *m)
 		fputs("</section>\n", f);
 }
 
+static void tz_path_row(FILE *f, const struct proc_model *p,
+			const struct tz_path_stat *t)
+{
+	char c[32], e[32];
+
+	fprintf(f, "<tr><td class=\"num\">%d</td><td>%s</td><td class=\"num\">"
+		"%s</td><td class=\"num\">%s</td><td class=\"mono\">", p->pid,
+		kind_name(t->kind), fmt_count(c, sizeof(c), t->count),
+		fmt_count(e, sizeof(e), t->errors));
+	html_text(f, t->path);
+	fputs("</td></tr>\n", f);
+}
+
 static void tz_paths_section(FILE *f, const struct model *m)
 {
-	bool any = false;
+	size_t rows = 0, all = 0;
 
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct proc_model *p = &m->procs[i];
-
-		for (size_t k = 0; k < p->npaths; k++) {
-			char c[32], e[32];
-
-			if (!any)
-				fputs("<section id=\"tz-paths\">\n<h2>Time-zone file "
-				      "accesses</h2>\n<table><thead><tr><th class=\"num\">"
-				      "PID</th><th>Operation</th><th class=\"num\">Count"
-				      "</th><th class=\"num\">Errors</th><th>Path</th></tr>"
-				      "</thead><tbody>\n", f);
-			any = true;
-			fprintf(f, "<tr><td class=\"num\">%d</td><td>%s</td><td "
-				"class=\"num\">%s</td><td class=\"num\">%s</td>"
-				"<td class=\"mono\">", p->pid, kind_name(p->paths[k].kind),
-				fmt_count(c, sizeof(c), p->paths[k].count),
-				fmt_count(e, sizeof(e), p->paths[k].errors));
-			html_text(f, p->paths[k].path);
-			fputs("</td></tr>\n", f);
-		}
-	}
-	if (any)
-		fputs("</tbody></table>\n</section>\n", f);
+	for (size_t i = 0; i < m->nprocs; i++)
+		all += m->procs[i].npaths;
+	if (!all)
+		return;
+	fputs("<section id=\"tz-paths\">\n<h2>Time-zone file accesses</h2>\n"
+	      "<table><thead><tr><th class=\"num\">PID</th><th>Operation</th>"
+	      "<th class=\"num\">Count</th><th class=\"num\">Errors</th>"
+	      "<th>Path</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < m->nprocs && rows < HTML_PROCS_MAX; i++)
+		for (size_t k = 0; k < m->procs[i].npaths && rows < HTML_PROCS_MAX;
+		     k++, rows++)
+			tz_path_row(f, &m->procs[i], &m->procs[i].paths[k]);
+	fputs("</tbody></table>\n", f);
+	if (all > rows)
+		fprintf(f, "<p class=\"note\">%zu more rows not shown.</p>\n",
+			all - rows);
+	fputs("</section>\n", f);
 }
 
 static void losses_section(FILE *f, const struct model *m)

@@ -28,6 +28,8 @@
 			clock: num(tr.querySelector('td.clk')),
 			exe: tr.cells[6].textContent,
 		})),
+		procs_not_shown: ((document.querySelector('#processes p.note') || {})
+			.textContent || null),
 		findings: all('.finding').map((d) => ({
 			id: d.dataset.id,
 			message: d.querySelector('.message').textContent,
