@@ -211,7 +211,6 @@ int run_compare(struct session *s)
 	for (unsigned int i = 0; i < s->env.nfix; i++)
 		c.fix[c.nfix++] = s->env.fix[i];
 	find_presets(&c);
-	s->capture_fd = -1;
 	if (session_setup(s) || prepare_all(s, l, n))
 		goto out;
 	drop_privileges(false);

@@ -196,6 +196,7 @@ struct session *session_new(enum mode mode, int argc, char **argv, int *err)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 
+	s->capture_fd = -1;
 	*err = cli_parse(mode, argc, argv, &s->env);
 	if (!*err)
 		*err = tracer_check_privileges();
@@ -391,7 +392,7 @@ void session_loop(struct session *s)
 				print_interval(s);
 			if (fd == s->launch.pidfd)
 				reap_prog(s);
-			if (fd == s->capture_fd && fd > 0)
+			if (fd == s->capture_fd)
 				session_drain_capture(s);
 		}
 		tracer_poll_events(&s->tracer);
