@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "html.h"
+#include "timeline.h"
 
 static char *escaped(const char *s, size_t len)
 {
@@ -65,6 +66,39 @@ static void test_length_bounds_the_read(void **state)
 	free(got);
 }
 
+static void add_interval(struct timeline *t, pid_t pid, uint64_t tz,
+			 uint64_t end_ns)
+{
+	struct model m = {};
+	struct proc_model *p = model_proc(&m, pid);
+
+	p->kinds[KIND_TZ_STAT].count = tz;
+	timeline_add(t, &m, end_ns);
+	model_free(&m);
+}
+
+static void test_timeline_zero_fills_late_and_idle_processes(void **state)
+{
+	struct timeline t = {};
+
+	(void)state;
+	add_interval(&t, 10, 5, 100);
+	add_interval(&t, 11, 7, 200);	/* 10 idle, 11 new */
+	add_interval(&t, 10, 0, 300);	/* nothing at all */
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.nprocs, 2);
+	assert_int_equal(t.procs[0].pid, 10);
+	assert_int_equal(t.procs[0].events[0], 5);
+	assert_int_equal(t.procs[0].events[1], 0);
+	assert_int_equal(t.procs[0].events[2], 0);
+	assert_int_equal(t.procs[1].events[0], 0);
+	assert_int_equal(t.procs[1].events[1], 7);
+	assert_int_equal(t.procs[1].events[2], 0);
+	assert_int_equal(t.procs[1].total, 7);
+	assert_int_equal(t.end_ns[2], 300);
+	timeline_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -72,6 +106,7 @@ int main(void)
 		cmocka_unit_test(test_control_and_bad_bytes_become_hex),
 		cmocka_unit_test(test_printable_utf8_stays),
 		cmocka_unit_test(test_length_bounds_the_read),
+		cmocka_unit_test(test_timeline_zero_fills_late_and_idle_processes),
 	};
 
 	return cmocka_run_group_tests_name("html", tests, NULL, NULL);
