@@ -35,7 +35,7 @@ static const struct option_doc docs[] = {
 	{ { "compare", no_argument, NULL, OPT_COMPARE }, M_RUN, NULL,
 	  "run PROG as it is and with the fix, alternately, and compare" },
 	{ { "fix", required_argument, NULL, OPT_FIX }, M_RUN, "NAME=VALUE",
-	  "--compare: the environment fix (default TZ=:/etc/localtime)" },
+	  "--compare: a variable the fix sets, repeatable (TZ=:/etc/localtime)" },
 	{ { "repeat", required_argument, NULL, OPT_REPEAT }, M_RUN, "N",
 	  "--compare: timed runs of each variant (default 3, at most 20)" },
 	{ { "json", no_argument, NULL, 'j' }, M_ALL, NULL,
