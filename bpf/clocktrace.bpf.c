@@ -278,6 +278,8 @@ static __always_inline struct thread_state *thread_state(bool create)
 				    0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+#include "lang.bpf.h"
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
@@ -335,6 +337,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		record_clockid(tgid, (__s32)ts->sys_arg);
 	if (ts->libc_fn)
 		attribute_to_libc(ts, tgid, kind, ns);
+	if (lang_enabled)
+		lang_attribute(tgid, kind, ts->libc_fn);
 	return 0;
 }
 
@@ -589,6 +593,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	struct proc *proc;
 	__s32 status;
 
+	lang_thread_exit(p->pid);
 	/* The process ends with its last thread. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;

@@ -112,8 +112,8 @@ teardown() {
 @test "compare: bad usage is one line and 125, nothing run" {
 	for args in "--fix TZ=UTC" "--repeat 2" "--compare --repeat 0" \
 		"--compare --repeat 21" "--compare --fix =x" "--compare --fix 1A=x" \
-		"--compare --fix NOEQUALS" "--compare --libc" "--compare -i 1" \
-		"--compare --format openmetrics"; do
+		"--compare --fix NOEQUALS" "--compare --libc" "--compare --lang" "--compare -i 1" \
+		"--compare --format openmetrics" "--compare --format folded"; do
 		run "$CT" run $args -- touch "$T/ran"
 		[ "$status" -eq 125 ]
 		[ "${#lines[@]}" -eq 1 ]
