@@ -61,8 +61,9 @@ clean_page() {
 	diff "$T/want" "$T/got"
 	[ "$(jqr "$T/want" '[.[].tz] | add')" -eq 18001 ]
 	[ "$(jqr "$T/want" '[.[].clock] | add')" -eq 2100 ]
-	# The findings, word for word.
-	jq -S '[.findings[] | {id, message, fix}]' "$T/r.json" >"$T/want"
+	# The findings, word for word, with their cost.
+	jq -S '[.findings[] | {id, message, fix, cost_ns: .cost.kernel_ns}]' \
+		"$T/r.json" >"$T/want"
 	jq -S '[.facts.findings[]]' "$F" >"$T/got"
 	diff "$T/want" "$T/got"
 	[ "$(jqr "$F" '.facts.findings | length')" -ge 2 ]
@@ -184,6 +185,25 @@ clean_page() {
 	# tzloop's own loop: tzset and localtime, 300 times in each process.
 	[ "$(jqr "$F" '.facts.libc_fns[] | select(.fn == "localtime") | .calls')" -eq 600 ]
 	[ "$(jqr "$F" '.facts.libc_sites')" -ge 2 ]
+	# Call sites' source lines, as the JSON names them (libdw).
+	jq -S '[.processes[].callers[] | .source // ""] | sort' "$T/r.json" >"$T/want"
+	jq -S '.facts.libc_sources | sort' "$F" >"$T/got"
+	diff "$T/want" "$T/got"
+}
+
+@test "html: --lang script lines of forked Ruby workers, as in the JSON" {
+	env -u TZ "$CT" run --lang --json -o "$T/r.json" --html "$T/r.html" -- \
+		ruby "$TOOLS/lang/forkers.rb" 40 2 >/dev/null 2>&1
+	render "$T/r.html" html-lang
+	F="$T/html-lang.json"
+	clean_page "$F"
+	jq -S '[.processes[] | .pid as $p | .lang_sites[] | {pid: $p, lang,
+		line, in: ((if .class then .class + "#" else "" end) + .function),
+		tz: .tz_accesses, clock: .clock_syscalls}] | sort_by(.pid, .line)' \
+		"$T/r.json" >"$T/want"
+	jq -S '.facts.lang_sites | sort_by(.pid, .line)' "$F" >"$T/got"
+	diff "$T/want" "$T/got"
+	[ "$(jqr "$T/want" '[.[] | select(.in == "Time#localtime") | .tz] | add')" -eq 120 ]
 }
 
 @test "html: 931 processes: the tree is cut at 500 rows and says so" {

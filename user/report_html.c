@@ -121,6 +121,24 @@ static void header(FILE *f, const struct model *m)
 	fputs("</dl>\n</header>\n", f);
 }
 
+/* As the text report says it: what the finding costs, what the fix saves. */
+static void finding_cost(FILE *f, const struct finding_cost *c)
+{
+	char k[32], r[32], sv[32];
+
+	if (!c->known)
+		return;
+	fprintf(f, "<p class=\"cost\" data-kernel-ns=\"%llu\" data-saving-ns=\"%llu\">"
+		"Cost: %s in the kernel (%s/s, %.1f%% of a CPU)",
+		(unsigned long long)c->kernel_ns, (unsigned long long)c->saving_ns,
+		fmt_duration(k, sizeof(k), c->kernel_ns),
+		fmt_duration(r, sizeof(r), c->per_second_ns), c->cpu_percent);
+	if (c->saving_ns)
+		fprintf(f, "; the fix saves at least %s",
+			fmt_duration(sv, sizeof(sv), c->saving_ns));
+	fputs("</p>\n", f);
+}
+
 static void findings_section(FILE *f, const struct findings *fs)
 {
 	fprintf(f, "<section id=\"findings\">\n<h2>Findings (%zu)</h2>\n", fs->n);
@@ -143,7 +161,9 @@ static void findings_section(FILE *f, const struct findings *fs)
 			fprintf(f, " (+%zu more)", fd->npids - 16);
 		fputs("</div>\n<p class=\"message\">", f);
 		html_text(f, fd->message);
-		fputs("</p>\n<p class=\"fix\">Fix: ", f);
+		fputs("</p>\n", f);
+		finding_cost(f, &fd->cost);
+		fputs("<p class=\"fix\">Fix: ", f);
 		html_text(f, fd->fix);
 		fputs("</p>\n</div>\n", f);
 	}
@@ -414,6 +434,8 @@ void report_html(FILE *f, const struct model *m, const struct findings *fs,
 	latency_section(f, m);
 	if (m->libc_enabled)
 		html_libc_section(f, m);
+	if (m->lang_enabled)
+		html_lang_section(f, m);
 	if (tl && tl->n)
 		html_timeline_section(f, tl);
 	losses_section(f, m);

@@ -21,5 +21,6 @@ void report_html(FILE *f, const struct model *m, const struct findings *fs,
 void html_compare_section(FILE *f, const struct compare *c);
 void html_timeline_section(FILE *f, const struct timeline *tl);
 void html_libc_section(FILE *f, const struct model *m);
+void html_lang_section(FILE *f, const struct model *m);
 
 #endif /* CLOCKTRACE_REPORT_HTML_H */

@@ -12,6 +12,7 @@
 #define TL_H		220
 #define TL_LEFT		60
 #define LIBC_SITES	20
+#define LANG_SITES	100
 
 static void figure_cells(FILE *f, const struct compare_figure *x)
 {
@@ -221,8 +222,8 @@ static void libc_sites(FILE *f, const struct model *m)
 
 	fputs("<table id=\"libc-sites\"><caption>Call sites (return addresses), per "
 	      "process</caption><thead><tr><th class=\"num\">PID</th><th>Function"
-	      "</th><th class=\"num\">Calls</th><th>Caller</th><th>Module</th></tr>"
-	      "</thead><tbody>\n", f);
+	      "</th><th class=\"num\">Calls</th><th>Caller</th><th>Module</th>"
+	      "<th>Source</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < m->nprocs && shown < LIBC_SITES; i++) {
 		const struct proc_model *p = &m->procs[i];
 
@@ -238,6 +239,8 @@ static void libc_sites(FILE *f, const struct model *m)
 				fprintf(f, "0x%llx", (unsigned long long)c->addr);
 			fputs("</td><td class=\"mono\">", f);
 			html_text(f, c->module ? c->module : "unknown");
+			fputs("</td><td class=\"mono\">", f);
+			html_text(f, c->source ? c->source : "");
 			fputs("</td></tr>\n", f);
 		}
 	}
@@ -268,4 +271,41 @@ void html_libc_section(FILE *f, const struct model *m)
 	fputs("</tbody></table>\n", f);
 	libc_sites(f, m);
 	fputs("</section>\n", f);
+}
+
+static void lang_site_row(FILE *f, const struct proc_model *p,
+			  const struct lang_site_stat *l)
+{
+	fprintf(f, "<tr data-line=\"%u\"><td class=\"num\">%d</td><td>%s</td>"
+		"<td class=\"mono\">", l->line, p->pid, lang_name(l->lang));
+	html_text(f, l->file);
+	fprintf(f, ":%u</td><td class=\"mono\">", l->line);
+	if (l->cls) {
+		html_text(f, l->cls);
+		fputc('#', f);
+	}
+	html_text(f, l->func);
+	fprintf(f, "</td><td class=\"num\" data-value=\"%llu\">%llu</td>"
+		"<td class=\"num\" data-value=\"%llu\">%llu</td></tr>\n",
+		(unsigned long long)l->tz_accesses,
+		(unsigned long long)l->tz_accesses,
+		(unsigned long long)l->clock_syscalls,
+		(unsigned long long)l->clock_syscalls);
+}
+
+void html_lang_section(FILE *f, const struct model *m)
+{
+	size_t shown = 0;
+
+	fputs("<section id=\"lang\">\n<h2>Script lines (--lang)</h2>\n<table "
+	      "id=\"lang-sites\"><caption>Kernel events under the Ruby method "
+	      "call or Python line running, per process</caption><thead><tr>"
+	      "<th class=\"num\">PID</th><th>Language</th><th>Line</th><th>In</th>"
+	      "<th class=\"num\">TZ accesses</th><th class=\"num\">Clock "
+	      "syscalls</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < m->nprocs && shown < LANG_SITES; i++)
+		for (size_t k = 0; k < m->procs[i].nlang_sites &&
+		     shown < LANG_SITES; k++, shown++)
+			lang_site_row(f, &m->procs[i], &m->procs[i].lang_sites[k]);
+	fputs("</tbody></table>\n</section>\n", f);
 }

@@ -34,6 +34,8 @@
 			id: d.dataset.id,
 			message: d.querySelector('.message').textContent,
 			fix: d.querySelector('.fix').textContent.replace(/^Fix: /, ''),
+			cost_ns: d.querySelector('.cost') ?
+				Number(d.querySelector('.cost').dataset.kernelNs) : null,
 		})),
 		histograms: all('svg.hist').map((svg) => ({
 			id: svg.id,
@@ -75,6 +77,15 @@
 			tz: Number(tr.cells[2].textContent),
 		})),
 		libc_sites: all('#libc-sites tbody tr').length,
+		libc_sources: all('#libc-sites tbody tr').map((tr) => tr.cells[5].textContent),
+		lang_sites: all('#lang-sites tbody tr').map((tr) => ({
+			pid: Number(tr.cells[0].textContent),
+			lang: tr.cells[1].textContent,
+			line: Number(tr.dataset.line),
+			in: tr.cells[3].textContent,
+			tz: num(tr.cells[4]),
+			clock: num(tr.cells[5]),
+		})),
 		page_height: document.documentElement.scrollHeight,
 	};
 })()
