@@ -21,6 +21,7 @@ doctor_verdict		small,full	doctor: tracing can work here, exit 0
 run_forktree		small,full	run: forktree counts per process equal its own, exit statuses 0
 run_tzloop		full		run: tzloop processes, tz stats and CPU clock syscalls exact
 run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
+run_compare		full		run --compare: tz counts exact, syscall probes off and on again, CPU time at exit
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
@@ -168,6 +169,30 @@ t_run_exit_status()
 	st=$?
 	[ $st -eq 139 ] || fail "run of segv returned $st" "$W/sg.err" || return 1
 	[ "$(jq '.exit.signal' "$W/sg.json")" -eq 11 ] || fail "exit.signal not 11"
+}
+
+# run --compare detaches and re-attaches the syscall probes between runs
+# and reads each process's CPU time at exit (sum_exec_runtime, CO-RE).
+t_run_compare()
+{
+	env -u TZ "$CT" run --compare --repeat 1 --json -o "$W/cmp.json" -- \
+		"$TOOLS/tzloop" -q -n 300 -c 1 > /dev/null 2> "$W/cmp.err" ||
+		fail "run --compare failed" "$W/cmp.err" || return 1
+	# tzset once, then tzset + localtime 300 times, in 2 processes.
+	[ "$(jq '.compare.before.tz_accesses' "$W/cmp.json")" -eq 1201 ] ||
+		fail "tz accesses before the fix not 1201" "$W/cmp.err" || return 1
+	[ "$(jq '.compare.after.tz_accesses' "$W/cmp.json")" -le 2 ] ||
+		fail "tz accesses after the fix above 2" || return 1
+	[ "$(jq '[.compare.runs[] | select(.cpu_ns > 0)] | length' "$W/cmp.json")" -eq 4 ] ||
+		fail "a run without CPU time" || return 1
+	jq -e '[.compare.runs[] | (.cpu_ns - .rusage_cpu_ns | fabs) <
+		(.rusage_cpu_ns * 0.2 + 20000000)] | all' "$W/cmp.json" > /dev/null ||
+		fail "CPU time at exit disagrees with wait4's" || return 1
+	# The probes came back: a plain run after it counts again.
+	"$CT" run --json -o "$W/cmp2.json" -- "$TOOLS/tzloop" -q -n 10 -c 0 \
+		> /dev/null 2>&1 &&
+	[ "$(jq '[.processes[].tz.accesses] | add' "$W/cmp2.json")" -ge 20 ] ||
+		fail "a run after --compare counts nothing"
 }
 
 # libc field F of function FN for process PID in the report.
