@@ -67,6 +67,8 @@ static void reset_model(struct session *s)
 	s->prog_status = 0;
 	s->prog_rusage_cpu_ns = 0;
 	s->exits_seen = 0;
+	s->exits_checked = 0;
+	s->alive_checked_ns = 0;
 }
 
 static int start_variant(struct session *s, struct launch *l,
@@ -121,7 +123,7 @@ static int one_run(struct session *s, struct launch *l, size_t k,
 		return EXIT_TOOL_FAILURE;
 	err = start_variant(s, l, r->variant);
 	if (!err)
-		session_loop(s);
+		session_wait(s);
 	if (!err && !s->abort_signal)
 		session_finish_model(s);
 	end_variant(s);
@@ -135,26 +137,29 @@ static int one_run(struct session *s, struct launch *l, size_t k,
 	return 0;
 }
 
-static void write_reports(struct session *s, const struct model *m,
-			  const struct compare *c)
+/* Returns 0, or EXIT_TOOL_FAILURE when a report could not be written. */
+static int write_reports(struct session *s, const struct model *m,
+			 const struct compare *c)
 {
 	struct findings fs;
 	struct report_opts ro = {
 		.top_n = s->env.top_n,
 		.per_process = s->env.per_process,
 	};
+	FILE *f = report_file_stream(&s->report);
+	FILE *html = report_file_stream(&s->html);
 
 	findings_build(m, &fs);
-	if (s->env.format == FORMAT_JSON) {
-		report_json_compare(s->out, m, &fs, true, c);
-	} else {
-		report_text(s->out, m, &fs, &ro);
-		compare_text(s->out, c);
+	if (f && s->env.format == FORMAT_JSON) {
+		report_json_compare(f, m, &fs, true, c);
+	} else if (f) {
+		report_text(f, m, &fs, &ro);
+		compare_text(f, c);
 	}
-	fflush(s->out);
-	if (s->html)
-		report_html(s->html, m, &fs, c, NULL);
+	if (html)
+		report_html(html, m, &fs, c, NULL);
 	findings_free(&fs);
+	return session_commit_report(s);
 }
 
 static int status_of(int status)
@@ -215,11 +220,14 @@ int run_compare(struct session *s)
 		goto out;
 	drop_privileges(false);
 	err = run_all(s, l, n, &c, counted);
+	session_end_phase(s);
 	if (err || !c.nruns)
 		goto out;
 	compare_summarize(&c);
-	write_reports(s, &counted[VARIANT_BEFORE], &c);
-	err = status_of(c.runs[0].status);
+	/* PROG's status must not hide that its report was lost. */
+	err = write_reports(s, &counted[VARIANT_BEFORE], &c);
+	if (!err)
+		err = status_of(c.runs[0].status);
 out:
 	for (size_t k = 0; k < n; k++)
 		launch_abort(&l[k]);

@@ -10,6 +10,7 @@
 #include "lang_probe.h"
 #include "libc_probe.h"
 #include "model.h"
+#include "report_file.h"
 #include "timeline.h"
 #include "tracer.h"
 
@@ -21,8 +22,8 @@ struct session {
 	struct launch launch;
 	struct model model;
 	struct model prev;		/* at the last interval report */
-	FILE *out;
-	FILE *html;			/* --html FILE, NULL without */
+	struct report_file report;	/* -o, or stderr (top: stdout) */
+	struct report_file html;	/* --html FILE; no stream without */
 	struct timeline timeline;	/* -i with --html */
 	sigset_t old_mask;
 	int epfd;
@@ -35,6 +36,8 @@ struct session {
 	int prog_status;
 	uint64_t prog_rusage_cpu_ns;	/* PROG and the descendants it waited for */
 	uint64_t exits_seen;
+	uint64_t exits_checked;		/* exits_seen at the last liveness check */
+	uint64_t alive_checked_ns;
 	int capture_fd;			/* run --compare: PROG's stdout */
 	uint64_t capture_hash;
 	uint64_t capture_bytes;
@@ -57,6 +60,13 @@ int session_watch_fd(struct session *s, int fd);
 bool session_any_alive(struct session *s);
 /* Until PROG exits (run), the targets exit, -d, or a signal. */
 void session_loop(struct session *s);
+/*
+ * run --compare: session_loop in two halves, as it runs PROG many times:
+ * until one run is done, then once, after the last, the end phase (from
+ * then on a signal ends clocktrace at once).
+ */
+void session_wait(struct session *s);
+void session_end_phase(struct session *s);
 void session_finish_model(struct session *s);
 /* Reads what PROG wrote so far into the hash; closes the pipe at EOF. */
 void session_drain_capture(struct session *s);
@@ -64,6 +74,11 @@ void session_drain_capture(struct session *s);
 void session_start_status(struct session *s);
 void session_stop_status(struct session *s);
 void session_write_report(struct session *s);
+/*
+ * The report written, checked and in place: 0, or EXIT_TOOL_FAILURE after
+ * one line (a write failed: the status must not say success).
+ */
+int session_commit_report(struct session *s);
 /* To a file, each exposition replaces the last (a snapshot, not a log). */
 void session_write_openmetrics(struct session *s, const struct model *m);
 
