@@ -87,7 +87,7 @@ clean_page() {
 
 @test "html: run --compare shows the verdict and the JSON's figures" {
 	# The demo's workload: docs/html-report.png is this test's screenshot.
-	env -u TZ "$CT" run --compare --repeat 1 --json -o "$T/c.json" \
+	env -u TZ "$CT" run --compare --repeat 2 --json -o "$T/c.json" \
 		--html "$T/c.html" -- "$TOOLS/tzloop" -q -n 20000 -c 2 2>/dev/null
 	render "$T/c.html" html-compare
 	F="$T/html-compare.json"

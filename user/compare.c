@@ -116,6 +116,7 @@ static void summarize_side(struct compare *c, enum compare_role role,
 		wall[n] = r->role[role].wall_ns;
 		cpu[n++] = r->role[role].cpu_ns;
 	}
+	s->timed = n;
 	s->wall = figure(wall, n);
 	s->cpu = figure(cpu, n);
 	free(wall);
@@ -181,6 +182,10 @@ static void build_verdict(struct compare *c)
 		escape_bytes(fix, sizeof(fix), c->fix[0], strlen(c->fix[0]));
 	if (!x)
 		snprintf(speed, sizeof(speed), "not timed");
+	else if (b->timed < 2 || a->timed < 2)
+		/* One run each has no spread to tell a change from noise. */
+		snprintf(speed, sizeof(speed), "%.2fx here in one run of each, "
+			 "not judged (--repeat 3 or more)", x);
 	else if (b->wall.min > a->wall.max)
 		snprintf(speed, sizeof(speed), "%.1fx faster here", x);
 	else if (a->wall.min > b->wall.max)

@@ -46,6 +46,7 @@ struct compare_figure {
 /* A role under one variant, over the runs. */
 struct compare_side {
 	unsigned int processes;
+	unsigned int timed;			/* runs */
 	struct compare_figure wall, cpu;	/* timed runs */
 	uint64_t tz_accesses;			/* the counted run */
 	uint64_t clock_syscalls;

@@ -95,6 +95,18 @@ static void test_overlapping_ranges_are_no_change(void **state)
 	compare_free(&c);
 }
 
+static void test_one_run_each_is_not_judged(void **state)
+{
+	struct compare c = with_fix();
+
+	(void)state;
+	add(&c, VARIANT_BEFORE, false, 300, 0, 1, 0);
+	add(&c, VARIANT_AFTER, false, 100, 0, 1, 0);
+	compare_summarize(&c);
+	assert_non_null(strstr(c.verdict, "3.00x here in one run of each, not judged"));
+	compare_free(&c);
+}
+
 static void test_outputs_compared_only_when_stable(void **state)
 {
 	struct compare c = with_fix();
@@ -163,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_median_range_and_speedup),
 		cmocka_unit_test(test_clock_syscalls_in_the_verdict_when_any),
 		cmocka_unit_test(test_overlapping_ranges_are_no_change),
+		cmocka_unit_test(test_one_run_each_is_not_judged),
 		cmocka_unit_test(test_outputs_compared_only_when_stable),
 		cmocka_unit_test(test_sample_splits_roles_by_depth),
 		cmocka_unit_test(test_hash_is_fnv1a),
