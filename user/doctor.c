@@ -5,7 +5,6 @@
  * here, 1 when it cannot, 125 on bad usage or a bad pid.
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -26,34 +25,6 @@
 
 /* The clocks a program can name, in clock-id order. */
 static const int32_t std_clocks[] = { 0, 1, 2, 3, 4, 5, 6, 7, 11 };
-
-void check_add(struct checks *c, const char *name, enum check_status st,
-	       const char *fmt, ...)
-{
-	struct check *k;
-	va_list ap;
-
-	c->v = xrealloc(c->v, c->n + 1, sizeof(*c->v));
-	k = &c->v[c->n++];
-	snprintf(k->name, sizeof(k->name), "%s", name);
-	k->status = st;
-	va_start(ap, fmt);
-	vsnprintf(k->detail, sizeof(k->detail), fmt, ap);
-	va_end(ap);
-}
-
-const char *check_word(enum check_status st)
-{
-	return st == CHECK_OK ? "ok" : st == CHECK_WARN ? "warn" : "fail";
-}
-
-bool checks_failed(const struct checks *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].status == CHECK_FAIL)
-			return true;
-	return false;
-}
 
 static void check_kernel(struct checks *c, const struct kernel_features *kf)
 {

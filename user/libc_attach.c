@@ -27,16 +27,6 @@ struct probe_set {
 	uint32_t n;
 };
 
-static const char *const symbol_names[LIBC_FN_MAX] = {
-	[LIBC_TZSET] = "tzset",		[LIBC_LOCALTIME] = "localtime",
-	[LIBC_LOCALTIME_R] = "localtime_r", [LIBC_GMTIME] = "gmtime",
-	[LIBC_GMTIME_R] = "gmtime_r",	[LIBC_MKTIME] = "mktime",
-	[LIBC_TIMELOCAL] = "timelocal",	[LIBC_TIMEGM] = "timegm",
-	[LIBC_STRFTIME] = "strftime",	[LIBC_CTIME] = "ctime",
-	[LIBC_CTIME_R] = "ctime_r",	[LIBC_CLOCK_GETTIME] = "clock_gettime",
-	[LIBC_GETTIMEOFDAY] = "gettimeofday", [LIBC_TIME] = "time",
-};
-
 /*
  * CLOCKTRACE_LIBC_FIRST_INSN=1 keeps every probe on the first instruction:
  * how the per-hit cost of the placement is measured against the default.
@@ -85,7 +75,7 @@ static void plan(struct libc_lib *lib, const struct elf_syms *syms,
 		struct probe_place at;
 		struct elf_func f;
 
-		if (elf_syms_find(syms, symbol_names[fn], &f)) {
+		if (elf_syms_find(syms, libc_fn_name(fn), &f)) {
 			lib->probe[fn] = LIBC_PROBE_MISSING;
 			continue;
 		}
