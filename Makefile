@@ -22,9 +22,9 @@ endif
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -DCLOCKTRACE_VERSION='"$(VERSION)"'
 CPPFLAGS	+= -I$(OUT) -Ibpf -Iuser
-# The binary carries its BPF objects and links libbpf, libelf and zlib
+# The binary carries its BPF objects and links libbpf, libdw, libelf and zlib
 # statically, so a production host needs nothing but the C library.
-LIBS_STATIC	:= -lbpf -lelf -lz
+LIBS_STATIC	:= -lbpf -ldw -lelf -lz -llzma -lbz2
 LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
 # libbpf's reads of the kernel BTF go through user/btf_vmlinux.c.
 WRAP_LDFLAGS	:= -Wl,--wrap=btf__load_vmlinux_btf
@@ -46,8 +46,12 @@ LDFLAGS		+= -fsanitize=address,undefined
 OUT		:= build-san
 endif
 
+# usdt.bpf.h includes <linux/errno.h>, whose asm/errno.h is the generic
+# one on every architecture: the build host's serves.
+HOST_MULTIARCH	:= $(shell gcc -dumpmachine)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-		   -Ivmlinux/$(ARCH) -Ibpf -Wall -Wno-unused-function
+		   -Ivmlinux/$(ARCH) -Ibpf -Wall -Wno-unused-function \
+		   -idirafter /usr/include/$(HOST_MULTIARCH)
 
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_HDRS	:= $(wildcard bpf/*.h)
@@ -58,6 +62,7 @@ USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
 IMPURE		:= main tracer collect session run attach top launch libc_probe privs \
+		   lang_probe \
 		   btf_vmlinux
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 

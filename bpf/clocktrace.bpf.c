@@ -370,6 +370,8 @@ static __always_inline void forget_thread(struct task_struct *p)
 		bpf_map_delete_elem(&thread_states, &tid);
 }
 
+#include "lang.bpf.h"
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
@@ -429,6 +431,8 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 		record_clockid(tgid, (__s32)ts->sys_arg);
 	if (ts->libc_fn)
 		attribute_to_libc(ts, tgid, kind, ns);
+	if (lang_enabled)
+		lang_attribute(tgid, kind, ts->libc_fn);
 	return 0;
 }
 
@@ -716,6 +720,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	__s32 status;
 
 	forget_thread(p);
+	lang_thread_exit(p->pid);
 	/* The process ends with its last thread. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;

@@ -66,6 +66,8 @@ enum loss {
 	LOSS_LIBC_NESTING,	/* libc calls nested deeper than tracked */
 	LOSS_PID_REUSED,	/* a new process merged with an exited one */
 	LOSS_TZ_PATH_UNWATCHED,	/* a TZDIR or TZ=:file too long, env unread */
+	LOSS_LANG_DEEP,		/* --lang: under a frame deeper than kept */
+	LOSS_LANG_MAP_FULL,	/* --lang: a script frame could not be counted */
 	LOSS_MAX,
 };
 
@@ -187,6 +189,63 @@ struct exec_event {
 	struct event base;
 	char exe[EXE_LEN];	/* the path exec was given */
 	char exe_name[COMM_LEN * 4];	/* the file's own name (basename) */
+};
+
+/*
+ * --lang: the interpreter's own probes (USDT) keep a stack of script frames
+ * per thread; a kernel event is counted under the innermost one.  Frames
+ * hold pointers into the process: their strings are read once per site.
+ */
+enum lang {
+	LANG_NONE,
+	LANG_RUBY,	/* (c)method__entry: the caller's file and line */
+	LANG_PYTHON,	/* line: the line being run */
+	LANG_MAX,
+};
+
+#define LANG_STACK_MAX	32
+#define LANG_STR_LEN	128
+
+struct lang_frame {
+	__u64 file;
+	__u64 func;
+	__u64 cls;		/* Ruby: the receiver's class; Python: 0 */
+	__u32 line;
+	__u32 lang;
+};
+
+struct lang_stack {
+	__u32 depth;		/* may pass LANG_STACK_MAX: those are not kept */
+	__u32 pad;
+	struct lang_frame f[LANG_STACK_MAX];
+};
+
+/*
+ * A site is keyed by the strings' contents (hashed), not their pointers:
+ * an interpreter may build a new string for each call.
+ */
+struct lang_site_key {
+	__u32 tgid;
+	__u32 libc_fn;		/* the probed libc call it was in, with --libc */
+	__u32 lang;
+	__u32 line;
+	__u64 file_hash;
+	__u64 func_hash;
+	__u64 cls_hash;
+};
+
+struct lang_site {
+	__u64 tz_accesses;
+	__u64 clock_syscalls;
+};
+
+#define LANG_NAME_LEN	64
+
+/* A site's strings, copied when it is first seen. */
+struct lang_names {
+	char file[LANG_STR_LEN];
+	char func[LANG_NAME_LEN];
+	char cls[LANG_NAME_LEN];
 };
 
 #endif /* CLOCKTRACE_H */

@@ -10,7 +10,7 @@
 _clocktrace_commands="run attach top bench doctor"
 
 _clocktrace_opts_run="-o --output -j --json --format -i --interval
-	-T --timestamp --top --per-process --libc -u --user --follow
+	-T --timestamp --top --per-process --libc --lang -u --user --follow
 	--max-procs --ringbuf-kb -v --verbose -h --help"
 _clocktrace_opts_attach="-o --output -j --json --format -p --pid --comm
 	--tree -d --duration -i --interval -T --timestamp --top --per-process
@@ -96,7 +96,7 @@ _clocktrace_value() {
 	-o | --output) _clocktrace_files "$cur" ;;
 	-p | --pid) _clocktrace_pids "$cur" ;;
 	--comm) _clocktrace_comms "$cur" ;;
-	--format) _clocktrace_add -W "text json openmetrics" -- "$cur" ;;
+	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;
 	-u | --user) _clocktrace_add -u -- "$cur" ;;
 	-c | --clock) _clocktrace_list "$cur" "$_clocktrace_clocks" ;;
 	*) ;;	# numbers: nothing to offer

@@ -88,6 +88,120 @@ run_libc() {
 	[ "$(jqr "$tmp/out.json" '.processes[0].callers[] | select(.function == "localtime") | .module')" = tzloop ]
 }
 
+# The localtime call site of the last run: FIELD of it.
+site() {
+	jqr "$tmp/out.json" "[.processes[0].callers[] | select(.function == \"localtime\")][0].$1"
+}
+
+# The link-time address of file offset $2 in ELF file $1 (PT_LOAD).
+off_to_vaddr() {
+	local off=$(($2)) type o v fs rest
+	while read -r type o v _ fs rest; do
+		[ "$type" = LOAD ] || continue
+		if [ $off -ge $((o)) ] && [ $off -lt $((o + fs)) ]; then
+			printf '0x%x\n' $((off - o + v))
+			return
+		fi
+	done < <(readelf -lW "$1")
+	return 1
+}
+
+build_id_of() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
+}
+
+# The source line a "FILE:LINE ..." string names must call localtime().
+check_source_line() {
+	local where=${1%% *}
+	sed -n "${where##*:}p" "${where%:*}" | grep -q 'localtime('
+}
+
+@test "call sites: FILE:LINE from DWARF; build-id and offset agree with addr2line after exit" {
+	cp "$TOOLS/tzloop" "$tmp/prog"
+	run_libc env -u TZ "$tmp/prog" -m localtime -n 30 -c 0
+	src=$(site source)
+	echo "source: $src" >&2
+	[[ $src == */tools/tzloop.c:[0-9]* ]]
+	check_source_line "$src"
+	[ "$(site build_id)" = "$(build_id_of "$tmp/prog")" ]
+	# The process is gone and the file is all addr2line is given.
+	vaddr=$(off_to_vaddr "$tmp/prog" "$(site offset)")
+	line=$(addr2line -e "$tmp/prog" "$vaddr")
+	[ "${line##*:}" = "$(echo "${src%% *}" | sed 's/.*://')" ]
+}
+
+@test "call sites: separate debug file found by build-id; stripped file gives no source" {
+	objcopy --strip-debug "$TOOLS/tzloop" "$tmp/stripped"
+	run_libc env -u TZ "$tmp/stripped" -m localtime -n 20 -c 0
+	[ "$(site source)" = null ]
+	[ "$(site build_id)" = "$(build_id_of "$tmp/stripped")" ]
+	[ "$(site offset)" -gt 0 ]
+	id=$(build_id_of "$tmp/stripped")
+	dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	[ ! -e "$dbg" ]
+	mkdir -p "${dbg%/*}"
+	objcopy --only-keep-debug "$TOOLS/tzloop" "$dbg"
+	run_libc env -u TZ "$tmp/stripped" -m localtime -n 20 -c 0
+	src=$(site source)
+	rm -f "$dbg"
+	check_source_line "$src"
+}
+
+@test "call sites: one row per site over processes, named in the finding with its share" {
+	env -u TZ "$CT" run --libc -o "$tmp/out.txt" -- \
+		"$TOOLS/tzloop" -q -m localtime -n 300 -c 2 2>/dev/null
+	grep -E '^ +900  localtime +do_work\+0x[0-9a-f]+ \(tzloop\) at /.*tzloop\.c:[0-9]+.*\[3 processes\]$' "$tmp/out.txt"
+	grep -E 'mostly from localtime\(\) called at do_work.*tzloop\.c:[0-9]+.*\(100% of its calls\)' "$tmp/out.txt"
+	grep -E '^    cost: .* in the kernel \(.*/s, [0-9.]+% of a CPU\); the fix saves at least' "$tmp/out.txt"
+}
+
+@test "findings carry the kernel time of the flagged syscalls as their cost" {
+	run_libc env -u TZ "$TOOLS/tzloop" -m localtime -n 500 -c 2
+	tz_ns=$(jqr "$tmp/out.json" '[.processes[].tz.latency[].total_ns] | add')
+	cost=$(jqr "$tmp/out.json" '.findings[] | select(.id == "tz-repeated-access") | .cost.kernel_ns')
+	saving=$(jqr "$tmp/out.json" '.findings[] | select(.id == "tz-repeated-access") | .cost.saving_ns')
+	echo "tz kernel ns $tz_ns, cost $cost, saving $saving" >&2
+	[ "$cost" -eq "$tz_ns" ]
+	[ "$saving" -gt 0 ] && [ "$saving" -le "$cost" ]
+}
+
+# Feeds folded stacks to stackvis (npm, installed by make deps), a
+# flame-graph tool that reads Brendan Gregg's collapsed format.
+flamegraph_svg() {
+	"$ROOT/tools/flamegraph/node_modules/.bin/stackvis" collapsed flamegraph-svg
+}
+
+@test "--format folded: call-site stacks a flame-graph tool draws with the JSON's counts" {
+	run_libc env -u TZ "$TOOLS/tzloop" -q -m localtime -n 120 -c 2
+	calls=$(libc_sum localtime count)
+	env -u TZ "$CT" run --libc --format folded -o "$tmp/out.folded" -- \
+		"$TOOLS/tzloop" -q -m localtime -n 120 -c 2 2>/dev/null
+	cat "$tmp/out.folded" >&2
+	grep -Eq '^tzloop;do_work \(tzloop\.c:[0-9]+\);localtime 360$' "$tmp/out.folded"
+	[ "$calls" -eq 360 ]
+	# Every line is "frames count", frames without spaces around ';'.
+	! grep -Ev '^[^;]+(;[^;]+)+ [0-9]+$' "$tmp/out.folded"
+	flamegraph_svg < "$tmp/out.folded" > "$tmp/fg.svg"
+	grep -q 'localtime (360 samples' "$tmp/fg.svg"
+}
+
+@test "--format folded without --libc: kernel events per command, path escaped" {
+	"$CT" run --format folded -o "$tmp/out.folded" -- env -u TZ \
+		"$TOOLS/tzloop" -q -n 50 -c 1 -s CLOCK_MONOTONIC:7 2>/dev/null
+	cat "$tmp/out.folded" >&2
+	grep -qx 'tzloop;stat;/etc/localtime 200' "$tmp/out.folded"
+	grep -qx 'tzloop;clock_gettime;CLOCK_MONOTONIC 14' "$tmp/out.folded"
+	flamegraph_svg < "$tmp/out.folded" | grep -q 'CLOCK_MONOTONIC (14 samples'
+	# A frame the program names cannot split a frame or a line.
+	"$CT" run --format folded -o "$tmp/hostile.folded" -- \
+		perl -e 'stat("/usr/share/zoneinfo/x;y\nz w") for 1..3'
+	grep -qx 'perl;stat;/usr/share/zoneinfo/x\\x3by\\x0az w 3' "$tmp/hostile.folded"
+	run "$CT" run -i 1 --format folded -- /bin/true
+	[ "$status" -eq 125 ]
+	run "$CT" top --format folded
+	[ "$status" -eq 125 ]
+}
+
 @test "static glibc binary: named as having no C library to probe" {
 	"$CT" run --libc -- "$TOOLS/tzloop-static" -m localtime -n 10 -c 0 \
 		2>"$tmp/txt" >/dev/null

@@ -3,11 +3,13 @@
 # does nothing when everything is present.
 set -e
 
-# Build: clang/llvm for BPF, static libbpf/libelf/zlib.  Tests: bats, cmocka,
+# Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
+# lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
 # parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
-PKGS="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client
+PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
+zlib1g-dev pkg-config make gcc
+bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
 libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
@@ -20,6 +22,10 @@ bench) PKGS="$PKGS linux-perf bpftrace bpfcc-tools time hyperfine" ;;
 arm64) PKGS="$PKGS gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64
 zlib1g-dev:arm64 qemu-system-arm" ;;
 esac
+
+# The flame-graph check (tests) runs stackvis from npm; a machine with its
+# own Node.js keeps it.
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 
 # arm64 packages install beside the native ones once dpkg knows the arch.
 add_foreign_arch() {
@@ -38,14 +44,25 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
+
+install_packages() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "clocktrace: missing packages:$missing (run as root: sudo make deps)" >&2
+		exit 1
+	fi
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
 # Ubuntu ships bpftool in linux-tools; Debian in its own package.
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" != 0 ]; then
-	echo "clocktrace: missing packages:$missing (run as root: sudo make deps)" >&2
-	exit 1
+[ -z "$missing" ] || install_packages
+
+# npm packages, pinned by their lock files, without install scripts.
+cd "$(dirname "$0")/.."
+if [ ! -d tools/flamegraph/node_modules ]; then
+	npm ci --prefix tools/flamegraph --ignore-scripts --no-audit --no-fund \
+		--loglevel=error >/dev/null
 fi
-echo "installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -11,6 +11,7 @@
 #include "callsite.h"
 #include "clocktrace.skel.h"
 #include "libc_probe.h"
+#include "srcline.h"
 #include "symbolize.h"
 #include "tracer.h"
 #include "util.h"
@@ -37,6 +38,8 @@ struct known_file {
 	ino_t ino;
 	struct elf_syms *syms;	/* loaded on first use */
 	bool syms_tried;
+	struct srcline *lines;	/* DWARF, loaded on first use */
+	bool lines_tried;
 };
 
 static bool seen(const struct libc_probe *lp, const char *path)
@@ -132,6 +135,36 @@ static struct elf_syms *syms_of(struct known_file *f)
 	return f->syms;
 }
 
+static struct srcline *lines_of(struct known_file *f)
+{
+	struct elf_syms *syms = syms_of(f);
+
+	if (!f->lines_tried && syms) {
+		f->lines_tried = true;
+		f->lines = srcline_open(elf_syms_fd(syms), f->path);
+	}
+	return f->lines;
+}
+
+/* What outlives the process: build-id, file offset, source line. */
+static void name_durably(struct known_file *f, uint64_t ret_off,
+			 struct caller_stat *c)
+{
+	struct elf_syms *syms = syms_of(f);
+	struct srcline *lines;
+	uint64_t vaddr;
+
+	if (!syms || !ret_off)
+		return;
+	c->offset = ret_off - 1;
+	c->has_offset = true;
+	if (elf_syms_build_id(syms))
+		c->build_id = xstrdup(elf_syms_build_id(syms));
+	lines = lines_of(f);
+	if (lines && !elf_syms_call_vaddr(syms, ret_off, &vaddr))
+		c->source = srcline_lookup(lines, vaddr);
+}
+
 static void name_caller(struct libc_probe *lp, int map_fd, pid_t pid,
 			struct caller_stat *c)
 {
@@ -149,8 +182,10 @@ static void name_caller(struct libc_probe *lp, int map_fd, pid_t pid,
 	if (!f)
 		f = by_name(lp, &cf);
 	syms = f ? syms_of(f) : NULL;
-	if (syms)
-		c->symbol = elf_syms_name_ret_addr(syms, cf.file_off);
+	if (!syms)
+		return;
+	c->symbol = elf_syms_name_ret_addr(syms, cf.file_off);
+	name_durably(f, cf.file_off, c);
 }
 
 void callsite_symbolize(struct libc_probe *lp, struct model *m)
@@ -174,6 +209,7 @@ void callsite_free(struct libc_probe *lp)
 		free(lp->files[i].seen_as);
 		free(lp->files[i].path);
 		elf_syms_free(lp->files[i].syms);
+		srcline_close(lp->files[i].lines);
 	}
 	free(lp->files);
 	lp->files = NULL;

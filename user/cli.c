@@ -14,7 +14,7 @@
 #define M_ALL		(M_RUN | M_ATTACH | M_TOP)
 
 enum {
-	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_FOLLOW, OPT_MAX_PROCS,
+	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT,
 };
 
@@ -31,7 +31,7 @@ static const struct option_doc docs[] = {
 	{ { "json", no_argument, NULL, 'j' }, M_ALL, NULL,
 	  "the report as JSON (top: one JSON object per line)" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, M_ALL, "FMT",
-	  "text, json or openmetrics" },
+	  "text, json, openmetrics or folded (stacks for flame graphs)" },
 	{ { "pid", required_argument, NULL, 'p' }, M_ATTACH, "PID[,PID...]",
 	  "trace these processes" },
 	{ { "comm", required_argument, NULL, OPT_COMM }, M_ATTACH, "NAME",
@@ -52,6 +52,9 @@ static const struct option_doc docs[] = {
 	  "latency histograms per process too" },
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
 	  "probe the C library's time functions and tie kernel events to them" },
+	{ { "lang", no_argument, NULL, OPT_LANG }, M_RUN, NULL,
+	  "tie kernel events to Ruby and Python script lines (USDT probes; "
+	  "slows the interpreters many times: for reproductions)" },
 	{ { "user", required_argument, NULL, 'u' }, M_RUN, "USER",
 	  "run PROG as USER (uid, gid, groups, HOME)" },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,
@@ -188,6 +191,8 @@ static int parse_one(struct env *env, int c, const char *arg)
 			env->format = FORMAT_JSON;
 		else if (!strcmp(arg, "openmetrics"))
 			env->format = FORMAT_OPENMETRICS;
+		else if (!strcmp(arg, "folded") && mode != MODE_TOP)
+			env->format = FORMAT_FOLDED;
 		else
 			return bad(mode, "unknown format", arg);
 		return 0;
@@ -230,6 +235,9 @@ static int parse_one(struct env *env, int c, const char *arg)
 		return 0;
 	case OPT_LIBC:
 		env->libc = true;
+		return 0;
+	case OPT_LANG:
+		env->lang = true;
 		return 0;
 	case 'u':
 		/* Before anything is loaded: a typo must not attach probes. */
@@ -280,6 +288,9 @@ static void build_options(enum mode mode, struct option *opts, char *short_opts)
 
 static int check_mode(struct env *env, int argc, char **argv)
 {
+	/* A flame graph is of a whole run: there is no interval form. */
+	if (env->format == FORMAT_FOLDED && env->interval > 0)
+		return bad(env->mode, "--format folded takes no -i", NULL);
 	switch (env->mode) {
 	case MODE_RUN:
 		if (optind >= argc)

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
-enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS };
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
 struct env {
 	enum mode mode;
@@ -27,6 +27,7 @@ struct env {
 	unsigned int top_n;		/* --top N processes in the text report */
 	bool per_process;
 	bool libc;
+	bool lang;			/* --lang: interpreters' script frames */
 	bool follow;			/* run: wait for every descendant */
 	const char *user;		/* run -u */
 	unsigned int max_procs;

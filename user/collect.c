@@ -116,10 +116,8 @@ static void reset_counters(struct model *m)
 		p->libc = NULL;
 		p->nclockids = 0;
 		p->npaths = 0;
-		for (size_t c = 0; c < p->ncallers; c++) {
-			free(p->callers[c].symbol);
-			free(p->callers[c].module);
-		}
+		for (size_t c = 0; c < p->ncallers; c++)
+			caller_free_names(&p->callers[c]);
 		p->ncallers = 0;
 	}
 }

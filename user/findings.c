@@ -18,28 +18,15 @@ static void pid_set_add(struct pid_set *s, pid_t pid)
 	s->v[s->n++] = pid;
 }
 
-static char *xasprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s ? s : xstrdup("");
-}
-
-static void add(struct findings *out, const char *id, const char *severity,
-		struct pid_set *pids, char *message, char *fix)
+static struct finding *add(struct findings *out, const char *id,
+			   const char *severity, struct pid_set *pids,
+			   char *message, char *fix)
 {
 	struct finding *f;
 
 	out->v = xrealloc(out->v, out->n + 1, sizeof(*out->v));
 	f = &out->v[out->n++];
+	memset(f, 0, sizeof(*f));
 	f->id = id;
 	f->severity = severity;
 	f->pids = pids->v;
@@ -48,6 +35,7 @@ static void add(struct findings *out, const char *id, const char *severity,
 	f->fix = fix;
 	pids->v = NULL;
 	pids->n = 0;
+	return f;
 }
 
 /* What TZ was for the processes that show the problem. */
@@ -90,38 +78,244 @@ static uint32_t tz_culprit(const struct model *m, const struct pid_set *s)
 	return best;
 }
 
-/* Where that function was called from most, over these processes. */
-static const struct caller_stat *top_call_site(const struct model *m,
-					       const struct pid_set *s,
-					       uint32_t fn)
+/* A call site over these processes: the same code counted once. */
+struct site_total {
+	const struct caller_stat *c;
+	uint64_t calls;
+};
+
+static void site_add(struct site_total *top, size_t n,
+		     const struct caller_stat *c)
 {
-	const struct caller_stat *best = NULL;
+	for (size_t k = 0; k < n && top[k].c; k++) {
+		if (caller_same_site(top[k].c, c)) {
+			top[k].calls += c->count;
+			return;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!top[k].c) {
+			top[k] = (struct site_total){ c, c->count };
+			return;
+		}
+	}
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct site_total *x = a, *y = b;
+
+	return (x->calls < y->calls) - (x->calls > y->calls);
+}
+
+#define SITES_MAX	64	/* distinct sites weighed; the rest are few */
+#define SITES_NAMED	2
+#define SITE_SHARE_MIN	5	/* %: a lesser second site is noise */
+
+/* The sites of fn in these processes, most calls first; returns calls. */
+static uint64_t fn_sites(const struct model *m, const struct pid_set *s,
+			 uint32_t fn, struct site_total *top)
+{
+	uint64_t calls = 0;
+
+	memset(top, 0, SITES_MAX * sizeof(*top));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct proc_model *p = model_find(m, s->v[i]);
+
+		for (size_t c = 0; p && c < p->ncallers; c++) {
+			if (p->callers[c].fn != fn)
+				continue;
+			calls += p->callers[c].count;
+			site_add(top, SITES_MAX, &p->callers[c]);
+		}
+	}
+	qsort(top, SITES_MAX, sizeof(*top), by_calls);
+	return calls;
+}
+
+/* "do_work+0x28 (prog) at /src/prog.c:42" */
+static char *site_words(const struct caller_stat *c)
+{
+	const char *mod = c->module ? c->module : "?";
+	char *where, *out;
+
+	if (c->symbol)
+		where = xasprintf("%s (%s)", c->symbol, mod);
+	else if (c->has_offset)
+		where = xasprintf("%s+0x%llx", mod,
+				  (unsigned long long)c->offset);
+	else
+		where = xasprintf("0x%llx (%s)", (unsigned long long)c->addr, mod);
+	if (!c->source)
+		return where;
+	out = xasprintf("%s at %s", where, c->source);
+	free(where);
+	return out;
+}
+
+/*
+ * ", mostly from localtime() called at main+0x1c (prog) at prog.c:12
+ * (80% of its calls), and at ... (20%)", or "".
+ */
+static char *culprit_words(const struct model *m, const struct pid_set *s)
+{
+	struct site_total top[SITES_MAX];
+	uint32_t fn = tz_culprit(m, s);
+	uint64_t calls;
+	char *out;
+
+	if (fn == LIBC_NONE)
+		return xstrdup("");
+	calls = fn_sites(m, s, fn, top);
+	out = xasprintf(", mostly from %s()", libc_fn_name(fn));
+	for (size_t k = 0; k < SITES_NAMED && top[k].c && calls; k++) {
+		char *site, *more;
+
+		if (k && top[k].calls * 100 < calls * SITE_SHARE_MIN)
+			break;
+		site = site_words(top[k].c);
+
+		more = xasprintf("%s%s %s (%.0f%%%s)", out,
+				 k ? ", and at" : " called at", site,
+				 100.0 * top[k].calls / calls,
+				 k ? "" : " of its calls");
+		free(site);
+		free(out);
+		out = more;
+	}
+	return out;
+}
+
+struct line_total {
+	const struct lang_site_stat *l;
+	uint64_t tz;
+};
+
+static void line_add(struct line_total **v, size_t *n,
+		     const struct lang_site_stat *l)
+{
+	for (size_t k = 0; k < *n; k++) {
+		if (lang_same_site((*v)[k].l, l)) {
+			(*v)[k].tz += l->tz_accesses;
+			return;
+		}
+	}
+	*v = xrealloc(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct line_total){ l, l->tz_accesses };
+}
+
+/* The script line with most tz accesses over these processes (--lang). */
+static const struct lang_site_stat *top_script_line(const struct model *m,
+						    const struct pid_set *s,
+						    uint64_t *tz)
+{
+	const struct lang_site_stat *best = NULL;
+	struct line_total *v = NULL;
+	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
 		const struct proc_model *p = model_find(m, s->v[i]);
 
-		for (size_t c = 0; p && c < p->ncallers; c++)
-			if (p->callers[c].fn == fn && p->callers[c].symbol &&
-			    (!best || p->callers[c].count > best->count))
-				best = &p->callers[c];
+		for (size_t j = 0; p && j < p->nlang_sites; j++)
+			if (p->lang_sites[j].tz_accesses)
+				line_add(&v, &n, &p->lang_sites[j]);
 	}
+	*tz = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (v[k].tz > *tz) {
+			*tz = v[k].tz;
+			best = v[k].l;
+		}
+	}
+	free(v);
 	return best;
 }
 
-/* ", mostly from localtime() called at main+0x1c (prog)", or "". */
-static char *culprit_words(const struct model *m, const struct pid_set *s)
+/* "; script line w.rb:4 in Time#localtime (100% of them)", or "". */
+static char *script_words(const struct model *m, const struct pid_set *s,
+			  uint64_t total)
 {
-	uint32_t fn = tz_culprit(m, s);
-	const struct caller_stat *site;
+	uint64_t tz;
+	const struct lang_site_stat *l = top_script_line(m, s, &tz);
 
-	if (fn == LIBC_NONE)
+	if (!l || !total)
 		return xstrdup("");
-	site = top_call_site(m, s, fn);
-	if (!site)
-		return xasprintf(", mostly from %s()", libc_fn_name(fn));
-	return xasprintf(", mostly from %s() called at %s (%s)",
-			 libc_fn_name(fn), site->symbol,
-			 site->module ? site->module : "?");
+	return xasprintf("; under the %s line %s:%u in %s%s%s (%.0f%% of them)",
+			 lang_name(l->lang), l->file, l->line,
+			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func,
+			 100.0 * tz / total);
+}
+
+/* Kernel time in the syscalls of kinds [first, last] of these processes. */
+static uint64_t kinds_ns(const struct model *m, const struct pid_set *s,
+			 int first, int last)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct proc_model *p = model_find(m, s->v[i]);
+
+		for (int k = first; p && k <= last; k++)
+			ns += p->kinds[k].total_ns;
+	}
+	return ns;
+}
+
+static void set_cost(struct finding *f, const struct model *m,
+		     uint64_t kernel_ns, uint64_t saving_ns)
+{
+	double secs = model_duration_ns(m) / 1e9;
+
+	f->cost.known = true;
+	f->cost.kernel_ns = kernel_ns;
+	f->cost.saving_ns = saving_ns;
+	f->cost.per_second_ns = secs > 0 ? kernel_ns / secs : 0;
+	f->cost.cpu_percent = f->cost.per_second_ns / 1e7;
+}
+
+/* The part of a process's clock_gettime kernel time spent on n calls. */
+static uint64_t clock_share_ns(const struct proc_model *p, uint64_t n)
+{
+	const struct latency *l = &p->kinds[KIND_CLOCK_GETTIME];
+
+	return l->count ? (uint64_t)((double)l->total_ns * n / l->count) : 0;
+}
+
+#define COMMS_NAMED	3
+
+/* "tzloop 120,000 in 3 processes, sh 12 in 1 process" for the top comms. */
+static char *by_comm_words(const struct model *m, const struct pid_set *s)
+{
+	struct {
+		const char *comm;
+		uint64_t n;
+		unsigned int procs;
+	} v[COMMS_NAMED] = {};
+	char *out = xstrdup("");
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct proc_model *p = model_find(m, s->v[i]);
+		size_t k = 0;
+
+		while (p && k < COMMS_NAMED && v[k].comm &&
+		       strcmp(v[k].comm, p->comm))
+			k++;
+		if (!p || k == COMMS_NAMED)
+			continue;
+		v[k].comm = p->comm;
+		v[k].n += proc_tz_accesses(p);
+		v[k].procs++;
+	}
+	for (size_t k = 0; k < COMMS_NAMED && v[k].comm; k++) {
+		char cnt[32], *more;
+
+		more = xasprintf("%s%s%s %s in %u process%s", out, k ? ", " : "",
+				 v[k].comm, fmt_count(cnt, sizeof(cnt), v[k].n),
+				 v[k].procs, v[k].procs == 1 ? "" : "es");
+		free(out);
+		out = more;
+	}
+	return out;
 }
 
 static void tz_repeated_access(const struct model *m, struct findings *out)
@@ -131,7 +325,9 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	uint64_t total = 0, top = 0;
 	double rate = 0;
 	pid_t top_pid = 0;
-	char *msg, *culprit;
+	char *msg, *culprit, *comms, *script;
+	struct finding *f;
+	uint64_t ns;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
@@ -151,23 +347,31 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	if (!s.n)
 		return;
 	culprit = culprit_words(m, &s);
-	msg = xasprintf("%zu process%s re-read time-zone files %llu times in all; "
-			"pid %d accessed %s %llu times (%.0f/s)%s; %s",
+	comms = by_comm_words(m, &s);
+	script = script_words(m, &s, total);
+	msg = xasprintf("%zu process%s re-read time-zone files %llu times in all "
+			"(%s); pid %d accessed %s %llu times (%.0f/s)%s%s; %s",
 			s.n, s.n == 1 ? "" : "es", (unsigned long long)total,
-			top_pid, top_path, (unsigned long long)top, rate,
-			culprit, tz_env_words(m, &s));
+			comms, top_pid, top_path, (unsigned long long)top, rate,
+			culprit, script, tz_env_words(m, &s));
 	free(culprit);
-	add(out, "tz-repeated-access", "warning", &s, msg,
-	    xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, so the "
-		    "C library stops re-checking the zone file on every "
-		    "localtime()/mktime()/tzset()"));
+	free(comms);
+	free(script);
+	ns = kinds_ns(m, &s, KIND_FIRST_TZ, KIND_MAX - 1);
+	f = add(out, "tz-repeated-access", "warning", &s, msg,
+		xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, so "
+			"the C library stops re-checking the zone file on every "
+			"localtime()/mktime()/tzset()"));
+	/* With TZ set, one read of the file per process remains. */
+	set_cost(f, m, ns, total ? ns - ns * f->npids / total : 0);
 }
 
 static void tz_children_repeat(const struct model *m, struct findings *out)
 {
 	const struct proc_model *root = NULL;
 	struct pid_set s = {};
-	uint64_t child_total = 0;
+	uint64_t child_total = 0, ns;
+	struct finding *f;
 	char *msg;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -180,6 +384,7 @@ static void tz_children_repeat(const struct model *m, struct findings *out)
 			child_total += proc_tz_accesses(p);
 		}
 	}
+	ns = kinds_ns(m, &s, KIND_FIRST_TZ, KIND_MAX - 1);
 	if (!s.n)
 		return;
 	msg = xasprintf("%zu child process%s each repeat the time-zone check: "
@@ -189,15 +394,15 @@ static void tz_children_repeat(const struct model *m, struct findings *out)
 			(unsigned long long)child_total,
 			root ? (unsigned long long)proc_tz_accesses(root) : 0ull,
 			root ? " pid " : "", root ? root->pid : 0);
-	add(out, "tz-children-repeat", "warning", &s, msg,
-	    xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the workers are "
-		    "forked, so every child inherits it"));
+	f = add(out, "tz-children-repeat", "warning", &s, msg,
+		xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the workers "
+			"are forked, so every child inherits it"));
+	set_cost(f, m, ns, child_total ? ns - ns * f->npids / child_total : 0);
 }
 
-static uint64_t vdso_clock_syscalls(const struct proc_model *p)
+static uint64_t vdso_clock_gettimes(const struct proc_model *p)
 {
-	uint64_t n = p->kinds[KIND_GETTIMEOFDAY].count +
-		     p->kinds[KIND_TIME].count;
+	uint64_t n = 0;
 
 	for (size_t i = 0; i < p->nclockids; i++)
 		if (clock_vdso_capable(p->clockids[i].clockid))
@@ -205,11 +410,26 @@ static uint64_t vdso_clock_syscalls(const struct proc_model *p)
 	return n;
 }
 
+static uint64_t vdso_clock_syscalls(const struct proc_model *p)
+{
+	return p->kinds[KIND_GETTIMEOFDAY].count + p->kinds[KIND_TIME].count +
+	       vdso_clock_gettimes(p);
+}
+
+/* Kernel time of the reads the vDSO could have served. */
+static uint64_t vdso_clock_ns(const struct proc_model *p)
+{
+	return p->kinds[KIND_GETTIMEOFDAY].total_ns +
+	       p->kinds[KIND_TIME].total_ns +
+	       clock_share_ns(p, vdso_clock_gettimes(p));
+}
+
 static void vdso_clock_findings(const struct model *m, struct findings *out)
 {
 	bool has_vdso = m->clocksource[0] && clocksource_has_vdso(m->clocksource);
 	struct pid_set s = {};
-	uint64_t total = 0;
+	uint64_t total = 0, ns = 0;
+	struct finding *f;
 	char *msg;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -218,6 +438,7 @@ static void vdso_clock_findings(const struct model *m, struct findings *out)
 		if (n >= CLOCK_SYSCALL_MIN) {
 			pid_set_add(&s, m->procs[i].pid);
 			total += n;
+			ns += vdso_clock_ns(&m->procs[i]);
 		}
 	}
 	if (!s.n || !m->clocksource[0])
@@ -228,11 +449,12 @@ static void vdso_clock_findings(const struct model *m, struct findings *out)
 				"has no vDSO mode, so every read is a syscall",
 				(unsigned long long)total, s.n,
 				s.n == 1 ? "" : "es", m->clocksource);
-		add(out, "vdso-fallback", "warning", &s, msg,
-		    xstrdup("switch to a clocksource the vDSO serves (tsc, "
-			    "kvm-clock with a stable TSC): see "
-			    "/sys/devices/system/clocksource/clocksource0/"
-			    "available_clocksource"));
+		f = add(out, "vdso-fallback", "warning", &s, msg,
+			xstrdup("switch to a clocksource the vDSO serves (tsc, "
+				"kvm-clock with a stable TSC): see "
+				"/sys/devices/system/clocksource/clocksource0/"
+				"available_clocksource"));
+		set_cost(f, m, ns, ns);
 		return;
 	}
 	msg = xasprintf("%llu reads of vDSO-capable clocks entered the kernel in "
@@ -240,17 +462,19 @@ static void vdso_clock_findings(const struct model *m, struct findings *out)
 			"by the vDSO: the program calls the syscall directly",
 			(unsigned long long)total, s.n, s.n == 1 ? "" : "es",
 			m->clocksource);
-	add(out, "clock-syscall-bypass", "warning", &s, msg,
-	    xstrdup("call clock_gettime()/gettimeofday() through the C library "
-		    "(not syscall(2), an old static libc or a runtime that skips "
-		    "the vDSO), or use a *_COARSE clock"));
+	f = add(out, "clock-syscall-bypass", "warning", &s, msg,
+		xstrdup("call clock_gettime()/gettimeofday() through the C "
+			"library (not syscall(2), an old static libc or a "
+			"runtime that skips the vDSO), or use a *_COARSE clock"));
+	set_cost(f, m, ns, ns);
 }
 
 static void cpu_clock_syscalls(const struct model *m, struct findings *out)
 {
 	struct pid_set s = {};
-	uint64_t total = 0;
+	uint64_t total = 0, ns = 0;
 	double top_rate = 0;
+	struct finding *f;
 	char *msg;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -266,6 +490,7 @@ static void cpu_clock_syscalls(const struct model *m, struct findings *out)
 			continue;
 		pid_set_add(&s, p->pid);
 		total += n;
+		ns += clock_share_ns(p, n);
 		if (rate > top_rate)
 			top_rate = rate;
 	}
@@ -276,15 +501,18 @@ static void cpu_clock_syscalls(const struct model *m, struct findings *out)
 			"these clocks always enter the kernel",
 			(unsigned long long)total, s.n, s.n == 1 ? "" : "es",
 			top_rate);
-	add(out, "cpu-clock-syscalls", "info", &s, msg,
-	    xstrdup("read CPU time less often, or use CLOCK_MONOTONIC where "
-		    "wall time will do (served by the vDSO)"));
+	f = add(out, "cpu-clock-syscalls", "info", &s, msg,
+		xstrdup("read CPU time less often, or use CLOCK_MONOTONIC where "
+			"wall time will do (served by the vDSO)"));
+	/* What is saved depends on how many reads the program keeps. */
+	set_cost(f, m, ns, 0);
 }
 
 static void tz_file_missing(const struct model *m, struct findings *out)
 {
 	struct pid_set s = {};
-	uint64_t errors = 0;
+	uint64_t errors = 0, ns = 0;
+	struct finding *f;
 	char *msg;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -292,8 +520,11 @@ static void tz_file_missing(const struct model *m, struct findings *out)
 		uint64_t e = p->kinds[KIND_TZ_OPEN].errors;
 
 		if (e >= TZ_REPEAT_MIN) {
+			const struct latency *l = &p->kinds[KIND_TZ_OPEN];
+
 			pid_set_add(&s, p->pid);
 			errors += e;
+			ns += (uint64_t)((double)l->total_ns * e / l->count);
 		}
 	}
 	if (!s.n)
@@ -301,8 +532,9 @@ static void tz_file_missing(const struct model *m, struct findings *out)
 	msg = xasprintf("%llu failed opens of time-zone files in %zu process%s: "
 			"the C library retries the missing file on every call",
 			(unsigned long long)errors, s.n, s.n == 1 ? "" : "es");
-	add(out, "tz-file-missing", "warning", &s, msg,
-	    xstrdup("install the zone file (tzdata) or set TZ, e.g. TZ=UTC"));
+	f = add(out, "tz-file-missing", "warning", &s, msg,
+		xstrdup("install the zone file (tzdata) or set TZ, e.g. TZ=UTC"));
+	set_cost(f, m, ns, ns);
 }
 
 void findings_build(const struct model *m, struct findings *out)

@@ -13,6 +13,15 @@
 #define CPU_CLOCK_MIN		1000
 #define CPU_CLOCK_RATE_MIN	1000.0
 
+/* What the flagged syscalls cost, from their measured kernel time. */
+struct finding_cost {
+	bool known;
+	uint64_t kernel_ns;	/* in the flagged syscalls */
+	double per_second_ns;	/* of the run's duration */
+	double cpu_percent;	/* of one CPU */
+	uint64_t saving_ns;	/* removed by the fix, at the least; 0: unknown */
+};
+
 struct finding {
 	const char *id;
 	const char *severity;	/* "warning" or "info" */
@@ -20,6 +29,7 @@ struct finding {
 	size_t npids;
 	char *message;
 	char *fix;
+	struct finding_cost cost;
 };
 
 struct findings {

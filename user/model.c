@@ -28,6 +28,8 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LIBC_NESTING] = "libc_nesting_too_deep",
 	[LOSS_PID_REUSED] = "pid_reused",
 	[LOSS_TZ_PATH_UNWATCHED] = "tz_paths_unwatched",
+	[LOSS_LANG_DEEP] = "lang_stack_too_deep",
+	[LOSS_LANG_MAP_FULL] = "lang_map_full",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
@@ -203,6 +205,81 @@ void model_add_caller(struct proc_model *p, uint32_t fn, uint64_t addr,
 	c->count = count;
 }
 
+void caller_free_names(struct caller_stat *c)
+{
+	free(c->symbol);
+	free(c->module);
+	free(c->build_id);
+	free(c->source);
+	c->symbol = c->module = c->build_id = c->source = NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b)
+{
+	if (a->fn != b->fn)
+		return false;
+	if (a->has_offset && b->has_offset && a->offset == b->offset &&
+	    (same_str(a->build_id, b->build_id) ||
+	     (!a->build_id && !b->build_id && same_str(a->module, b->module))))
+		return true;
+	/* Unnamed sites are only the same within one address space. */
+	return !a->has_offset && !b->has_offset && a->addr == b->addr &&
+	       same_str(a->module, b->module) && same_str(a->symbol, b->symbol);
+}
+
+void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s)
+{
+	struct lang_site_stat *n;
+
+	p->lang_sites = xrealloc(p->lang_sites, p->nlang_sites + 1,
+				 sizeof(*p->lang_sites));
+	n = &p->lang_sites[p->nlang_sites++];
+	*n = *s;
+	n->file = xstrdup(s->file);
+	n->func = xstrdup(s->func);
+	n->cls = s->cls ? xstrdup(s->cls) : NULL;
+}
+
+void lang_sites_clear(struct proc_model *p)
+{
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		free(p->lang_sites[i].file);
+		free(p->lang_sites[i].func);
+		free(p->lang_sites[i].cls);
+	}
+	free(p->lang_sites);
+	p->lang_sites = NULL;
+	p->nlang_sites = 0;
+}
+
+static bool same_or_null(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool lang_same_site(const struct lang_site_stat *a,
+		    const struct lang_site_stat *b)
+{
+	return a->lang == b->lang && a->line == b->line &&
+	       a->libc_fn == b->libc_fn && same_or_null(a->file, b->file) &&
+	       same_or_null(a->func, b->func) && same_or_null(a->cls, b->cls);
+}
+
+const char *lang_name(uint32_t lang)
+{
+	static const char *const names[LANG_MAX] = {
+		[LANG_NONE] = "none", [LANG_RUBY] = "ruby",
+		[LANG_PYTHON] = "python",
+	};
+
+	return lang < LANG_MAX ? names[lang] : "?";
+}
+
 static void proc_free(struct proc_model *p)
 {
 	free(p->exe);
@@ -212,11 +289,10 @@ static void proc_free(struct proc_model *p)
 	free(p->tzdir);
 	free(p->libc_path);
 	free(p->libc);
-	for (size_t i = 0; i < p->ncallers; i++) {
-		free(p->callers[i].symbol);
-		free(p->callers[i].module);
-	}
+	for (size_t i = 0; i < p->ncallers; i++)
+		caller_free_names(&p->callers[i]);
 	free(p->callers);
+	lang_sites_clear(p);
 }
 
 void model_free(struct model *m)
@@ -360,7 +436,13 @@ static void proc_copy(struct proc_model *dst, const struct proc_model *src)
 	for (size_t i = 0; i < src->ncallers; i++) {
 		dst->callers[i].symbol = dup_str(src->callers[i].symbol);
 		dst->callers[i].module = dup_str(src->callers[i].module);
+		dst->callers[i].build_id = dup_str(src->callers[i].build_id);
+		dst->callers[i].source = dup_str(src->callers[i].source);
 	}
+	dst->lang_sites = NULL;
+	dst->nlang_sites = 0;
+	for (size_t i = 0; i < src->nlang_sites; i++)
+		model_add_lang_site(dst, &src->lang_sites[i]);
 }
 
 void model_copy(struct model *dst, const struct model *src)

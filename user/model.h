@@ -34,6 +34,23 @@ struct caller_stat {
 	uint64_t count;
 	char *symbol;			/* NULL until symbolized */
 	char *module;
+	/* Durable names of the site, for addr2line and debuginfod. */
+	char *build_id;			/* hex, NULL: the file has none */
+	uint64_t offset;		/* file offset of the call */
+	bool has_offset;
+	char *source;			/* "FILE:LINE ...", NULL: no DWARF */
+};
+
+/* --lang: kernel events under one script frame of one process. */
+struct lang_site_stat {
+	uint32_t lang;			/* enum lang */
+	uint32_t libc_fn;		/* enum libc_fn, with --libc; 0: none */
+	char *file;
+	char *func;
+	char *cls;			/* Ruby's class; NULL for Python */
+	uint32_t line;
+	uint64_t tz_accesses;
+	uint64_t clock_syscalls;
 };
 
 enum env_state { ENV_UNKNOWN, ENV_UNSET, ENV_SET };
@@ -66,6 +83,8 @@ struct proc_model {
 	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;
+	struct lang_site_stat *lang_sites;
+	size_t nlang_sites;
 };
 
 /* How --libc probed one function, over every library (bits). */
@@ -96,6 +115,13 @@ struct kernel_run {
 	struct bpf_features features;
 };
 
+/* How --lang probed the interpreters. */
+struct lang_run {
+	uint32_t files;			/* interpreter files probed */
+	uint32_t failed;		/* files whose probes could not attach */
+	char error[160];		/* why the last one failed */
+};
+
 struct model {
 	const char *mode;		/* "run", "attach", "top" */
 	char **command;
@@ -110,6 +136,8 @@ struct model {
 	struct kernel_run kernel;
 	bool libc_enabled;
 	struct libc_run libc;
+	bool lang_enabled;
+	struct lang_run lang;
 	struct proc_model *procs;
 	size_t nprocs;
 };
@@ -122,6 +150,16 @@ void model_add_path(struct proc_model *p, const char *path, uint32_t kind,
 void model_add_clockid(struct proc_model *p, int32_t clk, uint64_t count);
 void model_add_caller(struct proc_model *p, uint32_t fn, uint64_t addr,
 		      uint64_t count);
+/* Frees the names of a call site (not the site itself). */
+void caller_free_names(struct caller_stat *c);
+/* The same code in the same file, whichever process ran it. */
+bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
+void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s);
+void lang_sites_clear(struct proc_model *p);
+/* The same script line in the same frame, whichever process ran it. */
+bool lang_same_site(const struct lang_site_stat *a,
+		    const struct lang_site_stat *b);
+const char *lang_name(uint32_t lang);	/* "ruby", "python" */
 void model_free(struct model *m);
 /* A deep copy: dst is freed first. */
 void model_copy(struct model *dst, const struct model *src);

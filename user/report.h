@@ -23,6 +23,10 @@ void report_openmetrics(FILE *f, const struct model *m);
 /* One interval of attach/run -i: a short table of what changed. */
 void report_interval_text(FILE *f, const struct model *delta,
 			  const struct report_opts *o);
+/* Stacks for flame graphs: "comm;frame;frame count" lines. */
+void report_folded(FILE *f, const struct model *m);
+/* The --lang section: kernel events by script line. */
+void report_lang_text(FILE *f, const struct model *m);
 /* The --libc section of the text report. */
 void report_libc_text(FILE *f, const struct model *m);
 

@@ -116,7 +116,34 @@ static void json_callers(struct json *j, const struct proc_model *p)
 		json_str(j, "caller", c->symbol ? c->symbol : addr);
 		json_str(j, "module", c->module);
 		json_str(j, "address", addr);
+		json_str(j, "build_id", c->build_id);
+		if (c->has_offset)
+			json_u64(j, "offset", c->offset);
+		else
+			json_null(j, "offset");
+		json_str(j, "source", c->source);
 		json_u64(j, "count", c->count);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_lang_sites(struct json *j, const struct proc_model *p)
+{
+	json_arr_begin(j, "lang_sites");
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		const struct lang_site_stat *s = &p->lang_sites[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "lang", lang_name(s->lang));
+		json_str(j, "file", s->file);
+		json_u64(j, "line", s->line);
+		json_str(j, "function", s->func);
+		json_str(j, "class", s->cls);
+		json_str(j, "libc_function",
+			 s->libc_fn ? libc_fn_name(s->libc_fn) : NULL);
+		json_u64(j, "tz_accesses", s->tz_accesses);
+		json_u64(j, "clock_syscalls", s->clock_syscalls);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -177,6 +204,22 @@ static void json_proc(struct json *j, const struct model *m,
 	json_tz(j, p);
 	if (m->libc_enabled)
 		json_libc(j, m, p);
+	if (m->lang_enabled)
+		json_lang_sites(j, p);
+	json_obj_end(j);
+}
+
+static void json_cost(struct json *j, const struct finding_cost *c)
+{
+	if (!c->known) {
+		json_null(j, "cost");
+		return;
+	}
+	json_obj_begin(j, "cost");
+	json_u64(j, "kernel_ns", c->kernel_ns);
+	json_double(j, "per_second_ns", c->per_second_ns);
+	json_double(j, "cpu_percent", c->cpu_percent);
+	json_u64(j, "saving_ns", c->saving_ns);
 	json_obj_end(j);
 }
 
@@ -195,6 +238,7 @@ static void json_findings(struct json *j, const struct findings *fs)
 		json_arr_end(j);
 		json_str(j, "message", f->message);
 		json_str(j, "fix", f->fix);
+		json_cost(j, &f->cost);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -130,6 +130,7 @@ static void print_per_process(FILE *f, const struct model *m)
 struct site {
 	const struct caller_stat *c;
 	uint64_t count;
+	unsigned int procs;
 };
 
 static int by_count(const void *a, const void *b)
@@ -139,36 +140,60 @@ static int by_count(const void *a, const void *b)
 	return (x->count < y->count) - (x->count > y->count);
 }
 
-/* Call sites over all processes: the same site in many processes is one. */
+static void add_site(struct site **v, size_t *n, size_t *cap,
+		     const struct caller_stat *c)
+{
+	for (size_t k = 0; k < *n; k++) {
+		if (caller_same_site((*v)[k].c, c)) {
+			(*v)[k].count += c->count;
+			(*v)[k].procs++;
+			return;
+		}
+	}
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xrealloc(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = (struct site){ c, c->count, 1 };
+}
+
+/*
+ * Call sites over all processes: the same code of the same file is one
+ * site however many processes ran it.  A process has at most one row per
+ * site, so the rows merged are the processes.
+ */
 static size_t gather_sites(const struct model *m, struct site **out)
 {
 	size_t n = 0, cap = 0;
 	struct site *v = NULL;
 
-	for (size_t i = 0; i < m->nprocs; i++) {
-		for (size_t j = 0; j < m->procs[i].ncallers; j++) {
-			const struct caller_stat *c = &m->procs[i].callers[j];
-			size_t k;
-
-			for (k = 0; k < n; k++)
-				if (v[k].c->fn == c->fn && c->symbol &&
-				    v[k].c->symbol && c->module && v[k].c->module &&
-				    !strcmp(v[k].c->symbol, c->symbol) &&
-				    !strcmp(v[k].c->module, c->module))
-					break;
-			if (k < n) {
-				v[k].count += c->count;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				v = xrealloc(v, cap, sizeof(*v));
-			}
-			v[n++] = (struct site){ c, c->count };
-		}
-	}
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t j = 0; j < m->procs[i].ncallers; j++)
+			add_site(&v, &n, &cap, &m->procs[i].callers[j]);
 	*out = v;
 	return n;
+}
+
+/* "do_work+0x28 (tzloop) at /src/tzloop.c:123", escaped. */
+static void print_site_name(FILE *f, const struct caller_stat *c)
+{
+	char name[256], module[256], source[512];
+	const char *mod = c->module ? c->module : "unknown";
+
+	escape_bytes(module, sizeof(module), mod, strlen(mod));
+	if (c->symbol) {
+		escape_bytes(name, sizeof(name), c->symbol, strlen(c->symbol));
+		fprintf(f, "%s (%s)", name, module);
+	} else if (c->has_offset) {
+		fprintf(f, "%s+0x%llx", module, (unsigned long long)c->offset);
+	} else {
+		fprintf(f, "0x%llx (%s)", (unsigned long long)c->addr, module);
+	}
+	if (c->source) {
+		escape_bytes(source, sizeof(source), c->source,
+			     strlen(c->source));
+		fprintf(f, " at %s", source);
+	}
 }
 
 static void print_sites(FILE *f, const struct model *m)
@@ -179,20 +204,16 @@ static void print_sites(FILE *f, const struct model *m)
 	if (!n)
 		return;
 	qsort(v, n, sizeof(*v), by_count);
-	fprintf(f, "\n  Top call sites (return addresses):\n");
+	fprintf(f, "\n  Top call sites:\n");
 	for (size_t i = 0; i < n && i < TOP_CALLERS; i++) {
-		char cnt[32], name[160];
+		char cnt[32];
 
-		if (v[i].c->symbol)
-			snprintf(name, sizeof(name), "%s (%s)", v[i].c->symbol,
-				 v[i].c->module ? v[i].c->module : "?");
-		else
-			snprintf(name, sizeof(name), "0x%llx (%s)",
-				 (unsigned long long)v[i].c->addr,
-				 v[i].c->module ? v[i].c->module : "unknown");
-		fprintf(f, "  %12s  %-14s %s\n",
-			fmt_count(cnt, sizeof(cnt), v[i].count),
-			libc_fn_name(v[i].c->fn), name);
+		fprintf(f, "  %12s  %-14s ", fmt_count(cnt, sizeof(cnt),
+			v[i].count), libc_fn_name(v[i].c->fn));
+		print_site_name(f, v[i].c);
+		if (v[i].procs > 1)
+			fprintf(f, " [%u processes]", v[i].procs);
+		fputc('\n', f);
 	}
 	free(v);
 }

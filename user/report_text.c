@@ -351,6 +351,22 @@ static void print_histograms(FILE *f, const struct model *m,
 	}
 }
 
+/* "cost: 41 ms in the kernel (20 ms/s, 2.0% of a CPU); fixed: -40 ms" */
+static void print_cost(FILE *f, const struct finding_cost *c)
+{
+	char k[32], r[32], sv[32];
+
+	if (!c->known)
+		return;
+	fprintf(f, "    cost: %s in the kernel (%s/s, %.1f%% of a CPU)",
+		fmt_duration(k, sizeof(k), c->kernel_ns),
+		fmt_duration(r, sizeof(r), c->per_second_ns), c->cpu_percent);
+	if (c->saving_ns)
+		fprintf(f, "; the fix saves at least %s",
+			fmt_duration(sv, sizeof(sv), c->saving_ns));
+	fputc('\n', f);
+}
+
 static void print_findings(FILE *f, const struct findings *fs)
 {
 	fprintf(f, "\nFINDINGS\n");
@@ -365,7 +381,9 @@ static void print_findings(FILE *f, const struct findings *fs)
 			fprintf(f, " %d", fd->pids[k]);
 		if (fd->npids > 8)
 			fprintf(f, " (+%zu more)", fd->npids - 8);
-		fprintf(f, "\n    %s\n    fix: %s\n", fd->message, fd->fix);
+		fprintf(f, "\n    %s\n", fd->message);
+		print_cost(f, &fd->cost);
+		fprintf(f, "    fix: %s\n", fd->fix);
 	}
 }
 
@@ -396,6 +414,8 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 	print_histograms(f, m, o);
 	if (m->libc_enabled)
 		report_libc_text(f, m);
+	if (m->lang_enabled)
+		report_lang_text(f, m);
 	print_losses(f, m);
 	print_findings(f, fs);
 	fflush(f);

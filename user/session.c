@@ -112,6 +112,8 @@ static void on_event(void *ctx, const struct event *e)
 		session_learn_proc_env(p);
 		if (s->env.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
+		if (s->env.lang)
+			lang_probe_process(&s->lang, p->pid);
 		break;
 	case EVENT_EXIT:
 		s->exits_seen++;
@@ -176,6 +178,7 @@ int session_setup(struct session *s)
 		.ringbuf_kb = s->env.ringbuf_kb,
 		.verbose = s->env.verbose,
 		.libc = s->env.libc,
+		.lang = s->env.lang,
 		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
 		.on_event = on_event,
 		.ctx = s,
@@ -192,6 +195,8 @@ int session_setup(struct session *s)
 		return -1;
 	if (s->env.libc)
 		libc_probe_init(&s->libc, &s->tracer, s->env.verbose);
+	if (s->env.lang)
+		lang_probe_init(&s->lang, &s->tracer, s->env.verbose);
 	s->model.mode = mode_name(s->env.mode);
 	s->model.libc_enabled = s->env.libc;
 	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
@@ -226,6 +231,8 @@ void session_teardown(struct session *s)
 {
 	if (s->env.libc)
 		libc_probe_close(&s->libc);
+	if (s->env.lang)
+		lang_probe_close(&s->lang);
 	tracer_close(&s->tracer);
 	if (s->epfd > 0)
 		close(s->epfd);
@@ -417,6 +424,8 @@ void session_finish_model(struct session *s)
 	}
 	if (s->env.libc)
 		libc_probe_finish(&s->libc, &s->model);
+	if (s->env.lang)
+		lang_probe_collect(&s->lang, &s->model);
 	if (s->prog_exited) {
 		s->model.has_exit = true;
 		if (WIFSIGNALED(s->prog_status))
@@ -439,6 +448,8 @@ void session_write_report(struct session *s)
 		report_json(s->out, &s->model, &fs, true);
 	else if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
+	else if (s->env.format == FORMAT_FOLDED)
+		report_folded(s->out, &s->model);
 	else
 		report_text(s->out, &s->model, &fs, &ro);
 	findings_free(&fs);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "launch.h"
+#include "lang_probe.h"
 #include "libc_probe.h"
 #include "model.h"
 #include "tracer.h"
@@ -15,6 +16,7 @@ struct session {
 	struct env env;
 	struct tracer tracer;
 	struct libc_probe libc;
+	struct lang_probe lang;
 	struct launch launch;
 	struct model model;
 	struct model prev;		/* at the last interval report */

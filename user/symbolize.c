@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Function symbols of an ELF file with libelf (libdw is not linked). */
+/* Function symbols, segments and build-id of an ELF file, with libelf. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -28,6 +28,7 @@ struct segment {
 
 struct elf_syms {
 	int fd;
+	char *build_id;		/* hex, NULL when the file has none */
 	struct sym *syms;	/* sorted by vaddr */
 	size_t nsyms;
 	struct segment *segs;	/* PT_LOAD */
@@ -115,6 +116,49 @@ static void read_segments(struct elf_syms *s, Elf *elf)
 	}
 }
 
+/* A build-id longer than this is not one a linker wrote. */
+#define BUILD_ID_MAX	64
+
+static char *hex_of(const unsigned char *p, size_t n)
+{
+	char *out = xcalloc(2 * n + 1, 1);
+
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	return out;
+}
+
+static char *note_build_id(Elf_Data *data)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz && nh.n_descsz <= BUILD_ID_MAX)
+			return hex_of((unsigned char *)data->d_buf + desc_off,
+				      nh.n_descsz);
+	}
+	return NULL;
+}
+
+static void read_build_id(struct elf_syms *s, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (!s->build_id && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf)
+			s->build_id = note_build_id(data);
+	}
+}
+
 static int by_vaddr(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
@@ -138,6 +182,7 @@ static void read_elf(struct elf_syms *s, Elf *elf)
 			read_symtab(s, &cap, elf, scn, &sh);
 	}
 	read_segments(s, elf);
+	read_build_id(s, elf);
 	if (s->nsyms)
 		qsort(s->syms, s->nsyms, sizeof(*s->syms), by_vaddr);
 }
@@ -174,6 +219,7 @@ void elf_syms_free(struct elf_syms *s)
 		free(s->syms[i].name);
 	free(s->syms);
 	free(s->segs);
+	free(s->build_id);
 	close(s->fd);
 	free(s);
 }
@@ -284,4 +330,20 @@ char *elf_syms_name_ret_addr(const struct elf_syms *s, uint64_t off)
 		     (unsigned long long)(vaddr - y->vaddr)) < 0)
 		return NULL;
 	return out;
+}
+
+const char *elf_syms_build_id(const struct elf_syms *s)
+{
+	return s->build_id;
+}
+
+int elf_syms_fd(const struct elf_syms *s)
+{
+	return s->fd;
+}
+
+int elf_syms_call_vaddr(const struct elf_syms *s, uint64_t ret_off,
+			uint64_t *vaddr)
+{
+	return ret_off && off_to_vaddr(s, ret_off - 1, vaddr) ? 0 : -1;
 }

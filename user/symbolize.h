@@ -44,4 +44,15 @@ int elf_syms_read(const struct elf_syms *s, uint64_t off, void *buf,
  */
 char *elf_syms_name_ret_addr(const struct elf_syms *s, uint64_t off);
 
+/* The GNU build-id as lowercase hex, or NULL: valid while s is. */
+const char *elf_syms_build_id(const struct elf_syms *s);
+/* The open file, for readers of its other sections (DWARF). */
+int elf_syms_fd(const struct elf_syms *s);
+/*
+ * The link-time address of the call instruction whose return address is
+ * at file offset ret_off (it ends at ret_off, so ret_off - 1 is inside it).
+ */
+int elf_syms_call_vaddr(const struct elf_syms *s, uint64_t ret_off,
+			uint64_t *vaddr);
+
 #endif /* CLOCKTRACE_SYMBOLIZE_H */

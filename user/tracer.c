@@ -63,6 +63,9 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	/* Without --libc nothing writes them: don't pay for their size. */
 	bpf_map__set_max_entries(skel->maps.libc_stats, o->libc ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.callers, o->libc ? n * 2 : 1);
+	bpf_map__set_max_entries(skel->maps.lang_stacks, o->lang ? n : 1);
+	bpf_map__set_max_entries(skel->maps.lang_sites, o->lang ? n * 4 : 1);
+	bpf_map__set_max_entries(skel->maps.lang_names, o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
 	if (o->trace_all) {
 		/* top runs for hours over every process: forget the oldest. */
@@ -147,9 +150,13 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 	if (opts->comm)
 		strncpy((char *)skel->rodata->target_comm, opts->comm,
 			sizeof(skel->rodata->target_comm) - 1);
+	skel->rodata->lang_enabled = opts->lang;
 	size_maps(skel, opts);
 	variant_apply(skel, bpf_features_probe(), opts->max_procs);
 	libc_attach_prepare(skel, opts->libc);
+	bpf_program__set_autoload(skel->progs.ruby_entry, opts->lang);
+	bpf_program__set_autoload(skel->progs.python_line, opts->lang);
+	bpf_program__set_autoload(skel->progs.lang_return, opts->lang);
 	*err = clocktrace_bpf__load(skel);
 	if (*err) {
 		clocktrace_bpf__destroy(skel);

@@ -21,6 +21,7 @@ struct tracer_opts {
 	unsigned int ringbuf_kb;
 	bool verbose;
 	bool libc;			/* load the --libc uprobe programs */
+	bool lang;			/* load the --lang USDT programs */
 	const char *comm;		/* attach --comm: also processes exec'ing it */
 	event_fn on_event;
 	void *ctx;

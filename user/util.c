@@ -151,6 +151,18 @@ char *xstrdup(const char *s)
 	return check_alloc(strdup(s ? s : ""));
 }
 
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return check_alloc(n < 0 ? NULL : s);
+}
+
 int open_report(const char *path, FILE **out, FILE *dflt)
 {
 	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");

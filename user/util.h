@@ -45,5 +45,7 @@ int open_report(const char *path, FILE **out, FILE *dflt);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+/* asprintf that exits on allocation failure, as the x* above do. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* CLOCKTRACE_UTIL_H */

@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# --lang: kernel events tied to Ruby and Python script lines, exact against
+# workloads that make a known number of calls.  Debian's ruby and python3
+# carry USDT probes; runs as root with BPF and nothing here may skip.
+load helpers
+
+setup() {
+	tmp=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$tmp"
+}
+
+# Line number of the first line of FILE matching PATTERN.
+line_of() {
+	grep -n "$2" "$1" | head -1 | cut -d: -f1
+}
+
+# FIELD of the lang site at FILE:LINE of process number I in the report.
+site_field() {
+	jqr "$tmp/out.json" "[.processes[$1].lang_sites[] | select(.file == \"$2\" and .line == $3)][0].$4 // 0"
+}
+
+@test "ruby: forked workers' tz accesses and CPU clock reads named by .rb line, exact per process" {
+	rb="$TOOLS/lang/forkers.rb"
+	tz_line=$(line_of "$rb" 'Time.now.localtime')
+	clk_line=$(line_of "$rb" 'CLOCK_PROCESS_CPUTIME_ID')
+	env -u TZ "$CT" run --lang --libc --json -o "$tmp/out.json" -- \
+		ruby "$rb" 150 2 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" '.processes | length')" -eq 3 ]
+	for i in 0 1 2; do
+		[ "$(site_field $i "$rb" "$tz_line" tz_accesses)" -eq 150 ]
+		[ "$(site_field $i "$rb" "$tz_line" function)" = localtime ]
+		[ "$(site_field $i "$rb" "$tz_line" class)" = Time ]
+		[ "$(site_field $i "$rb" "$tz_line" libc_function)" = tzset ]
+		[ "$(site_field $i "$rb" "$clk_line" clock_syscalls)" -eq 150 ]
+		[ "$(site_field $i "$rb" "$clk_line" function)" = clock_gettime ]
+	done
+	# The finding names the line.
+	jqr "$tmp/out.json" '.findings[] | select(.id == "tz-repeated-access") | .message' |
+		grep -F "under the ruby line $rb:$tz_line in Time#localtime"
+}
+
+@test "ruby: the text report has one row per script line over the processes" {
+	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- \
+		ruby "$TOOLS/lang/forkers.rb" 40 2 2>/dev/null
+	grep -E "^ +120 +0  ruby +.*/forkers\.rb:[0-9]+ in Time#localtime \[3 processes\]$" "$tmp/out.txt"
+	grep -E "^ +0 +120  ruby +.*/forkers\.rb:[0-9]+ in Process#clock_gettime \[3 processes\]$" "$tmp/out.txt"
+}
+
+@test "python: a multiprocessing pool's mktime(localtime()) named by .py line, exact per worker" {
+	py="$TOOLS/lang/pool.py"
+	line=$(line_of "$py" '^ *time\.mktime(')
+	env -u TZ "$CT" run --lang --libc --json -o "$tmp/out.json" -- \
+		/usr/bin/python3 "$py" 120 2 2>"$tmp/err"
+	[ "$(workload_sum "$tmp/err" mktime_calls)" -eq 240 ]
+	n=$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)] | length")
+	[ "$n" -eq 2 ]
+	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line) | .tz_accesses] | add")" -eq 240 ]
+	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].function")" = task ]
+	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].libc_function")" = mktime ]
+}
+
+@test "--format folded with --lang: script line, libc function, event kind" {
+	env -u TZ "$CT" run --lang --libc --format folded -o "$tmp/out.folded" -- \
+		ruby "$TOOLS/lang/forkers.rb" 30 1 2>/dev/null
+	cat "$tmp/out.folded" >&2
+	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Time#localtime;tzset;tz 60' "$tmp/out.folded"
+	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Process#clock_gettime;clock 60' "$tmp/out.folded"
+}
+
+@test "ruby: names the program chose are escaped in the text report" {
+	cat > "$tmp/evil.rb" <<'RUBY'
+GC.disable
+Object.send(:define_method, "x\e[2J\ny") { ENV["TZ"] = nil; Time.now.localtime }
+Class.new { define_method("evil\e[31m") { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) } }.new.send("evil\e[31m")
+20.times { send("x\e[2J\ny") }
+RUBY
+	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- ruby "$tmp/evil.rb"
+	! grep -q $'\e' "$tmp/out.txt"
+	grep -q 'in Time#localtime' "$tmp/out.txt"
+}
+
+@test "no --lang program remains after a run" {
+	"$CT" run --lang -o /dev/null -- ruby -e 'Time.now'
+	for _ in $(seq 300); do
+		pgrep -f 'clocktrace (run|attach|top|doctor|bench)' >/dev/null || break
+		sleep 0.1
+	done
+	[ "$(our_progs)" -eq 0 ]
+}

@@ -1,0 +1,24 @@
+"""A multiprocessing pool whose workers convert local times, as servers do.
+
+    python3 pool.py N WORKERS
+
+Each worker makes exactly N time.mktime(time.localtime()) calls: the
+oracle --lang's counts are checked against.
+"""
+import multiprocessing
+import sys
+import time
+
+
+def task(n):
+    for _ in range(n):
+        time.mktime(time.localtime())
+    return n
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1])
+    workers = int(sys.argv[2])
+    with multiprocessing.Pool(workers) as pool:
+        done = pool.map(task, [n] * workers)
+    print(f"WORKLOAD role=parent mktime_calls={sum(done)}", file=sys.stderr)

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lang: see lang_probe.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "clocktrace.skel.h"
+#include "lang_probe.h"
+#include "procfs.h"
+#include "tracer.h"
+#include "util.h"
+
+#define MAPS_MAX	(4 << 20)
+
+/* Where Debian and a local build put the interpreters. */
+static const char *const system_globs[] = {
+	"/usr/lib/*-linux-gnu/libruby*.so*", "/usr/local/lib/libruby*.so*",
+	"/usr/bin/python3*", "/usr/local/bin/python3*",
+	"/usr/lib/*-linux-gnu/libpython3*.so*", "/usr/local/lib/libpython3*.so*",
+};
+
+struct usdt_probe {
+	const char *provider;
+	const char *name;
+	bool entry;		/* else a return */
+};
+
+static const struct usdt_probe ruby_probes[] = {
+	{ "ruby", "method__entry", true },
+	{ "ruby", "cmethod__entry", true },
+	{ "ruby", "method__return", false },
+	{ "ruby", "cmethod__return", false },
+};
+
+static const struct usdt_probe python_probes[] = {
+	{ "python", "line", true },
+};
+
+#define LINKS_MAX	ARRAY_SIZE(ruby_probes)
+
+struct lang_file {
+	dev_t dev;
+	ino_t ino;
+	enum lang lang;
+	struct bpf_link *links[LINKS_MAX];
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* By name: the probes are only looked for in files that may hold them. */
+static enum lang lang_of_name(const char *path)
+{
+	const char *b = base_name(path);
+
+	if (!strncmp(b, "libruby", 7))
+		return LANG_RUBY;
+	if (!strncmp(b, "python3", 7) || !strncmp(b, "libpython3", 10))
+		return LANG_PYTHON;
+	return LANG_NONE;
+}
+
+/* python3-config and friends are scripts. */
+static bool is_elf(int fd)
+{
+	char magic[4];
+
+	return pread(fd, magic, sizeof(magic), 0) == sizeof(magic) &&
+	       !memcmp(magic, "\177ELF", 4);
+}
+
+static struct lang_file *known(struct lang_probe *lp, const struct stat *st)
+{
+	for (size_t i = 0; i < lp->nfiles; i++)
+		if (lp->files[i].dev == st->st_dev && lp->files[i].ino == st->st_ino)
+			return &lp->files[i];
+	return NULL;
+}
+
+static struct bpf_program *prog_for(struct tracer *t, enum lang lang,
+				    bool entry)
+{
+	if (!entry)
+		return t->skel->progs.lang_return;
+	return lang == LANG_RUBY ? t->skel->progs.ruby_entry :
+				   t->skel->progs.python_line;
+}
+
+/*
+ * A file without the probe is no error (a Python built without dtrace);
+ * one that has them and cannot be probed is: its reason is kept.
+ */
+static int attach_all(struct lang_probe *lp, struct lang_file *f,
+		      const char *path, const char *name)
+{
+	const struct usdt_probe *v = f->lang == LANG_RUBY ? ruby_probes :
+							    python_probes;
+	size_t n = f->lang == LANG_RUBY ? ARRAY_SIZE(ruby_probes) :
+					  ARRAY_SIZE(python_probes);
+	int attached = 0, err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		f->links[i] = bpf_program__attach_usdt(
+			prog_for(lp->tracer, f->lang, v[i].entry), -1, path,
+			v[i].provider, v[i].name, NULL);
+		if (f->links[i])
+			attached++;
+		else if (errno != ENOENT)
+			err = errno;
+	}
+	if (attached)
+		return 1;
+	if (err) {
+		snprintf(lp->run.error, sizeof(lp->run.error),
+			 "%s probes of %s: %s", lang_name(f->lang), name,
+			 strerror(err));
+		lp->run.failed++;
+	}
+	return 0;
+}
+
+/*
+ * Opened first, without blocking and only if regular: the path is the
+ * traced program's to choose.  libbpf and the kernel are then given the
+ * open file, through /proc/self/fd, never the name again.
+ */
+static void probe_file(struct lang_probe *lp, const char *path)
+{
+	enum lang lang = lang_of_name(path);
+	char self[64];
+	struct lang_file *f;
+	struct stat st;
+	int fd;
+
+	if (lang == LANG_NONE)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || known(lp, &st) ||
+	    !is_elf(fd)) {
+		close(fd);
+		return;
+	}
+	lp->files = xrealloc(lp->files, lp->nfiles + 1, sizeof(*lp->files));
+	f = &lp->files[lp->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->lang = lang;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (attach_all(lp, f, self, path))
+		lp->run.files++;
+	if (lp->verbose)
+		warn("--lang: %s: %s", path, f->links[0] ? "probed" : "no probes");
+	close(fd);
+}
+
+void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
+{
+	/* Measured on the reference machine: see README, "--lang". */
+	warn("--lang: the interpreters trap at every Ruby C-method call and "
+	     "every Python line (here ~40x slower Time.now, ~270x slower Python "
+	     "lines): use it on a reproduction, not in production");
+	memset(lp, 0, sizeof(*lp));
+	lp->tracer = t;
+	lp->verbose = verbose;
+	for (size_t i = 0; i < ARRAY_SIZE(system_globs); i++) {
+		glob_t g;
+
+		if (glob(system_globs[i], 0, NULL, &g))
+			continue;
+		for (size_t j = 0; j < g.gl_pathc; j++)
+			probe_file(lp, g.gl_pathv[j]);
+		globfree(&g);
+	}
+}
+
+/* Another mount namespace's file, through the process's root. */
+static void probe_mapped(struct lang_probe *lp, pid_t pid, const char *path)
+{
+	char in_root[4096];
+	struct stat st;
+
+	if (lang_of_name(path) == LANG_NONE)
+		return;
+	if (!stat(path, &st)) {
+		probe_file(lp, path);
+		return;
+	}
+	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
+	probe_file(lp, in_root);
+}
+
+void lang_probe_process(struct lang_probe *lp, pid_t pid)
+{
+	char path[64], *buf, *line, *save = NULL;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	buf = read_file(path, MAPS_MAX, &len);
+	if (!buf)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct maps_entry e;
+
+		if (!maps_parse_line(line, &e) && e.exec && e.path &&
+		    e.path[0] == '/')
+			probe_mapped(lp, pid, e.path);
+	}
+	free(buf);
+}
+
+/* A string the BPF side read: bounded, whatever the process wrote. */
+static char *name_str(const char *s, size_t size)
+{
+	return strndup(s, strnlen(s, size)) ?: xstrdup("?");
+}
+
+static void take_site(struct model *m, int names_fd,
+		      const struct lang_site_key *k, const struct lang_site *v)
+{
+	struct proc_model *p = model_find(m, k->tgid);
+	struct lang_site_stat s = {
+		.lang = k->lang,
+		.libc_fn = k->libc_fn,
+		.line = k->line,
+		.tz_accesses = v->tz_accesses,
+		.clock_syscalls = v->clock_syscalls,
+	};
+	struct lang_names n = {};
+
+	if (!p)
+		return;
+	bpf_map_lookup_elem(names_fd, k, &n);
+	s.file = name_str(n.file, sizeof(n.file));
+	s.func = name_str(n.func, sizeof(n.func));
+	s.cls = k->cls_hash ? name_str(n.cls, sizeof(n.cls)) : NULL;
+	model_add_lang_site(p, &s);
+	free(s.file);
+	free(s.func);
+	free(s.cls);
+}
+
+void lang_probe_collect(struct lang_probe *lp, struct model *m)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_sites);
+	int names = bpf_map__fd(lp->tracer->skel->maps.lang_names);
+	struct lang_site_key key, next;
+	struct lang_site val;
+	void *prev = NULL;
+
+	for (size_t i = 0; i < m->nprocs; i++)
+		lang_sites_clear(&m->procs[i]);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &val))
+			take_site(m, names, &key, &val);
+	}
+	m->lang_enabled = true;
+	m->lang = lp->run;
+}
+
+void lang_probe_close(struct lang_probe *lp)
+{
+	for (size_t i = 0; i < lp->nfiles; i++)
+		for (size_t j = 0; j < LINKS_MAX; j++)
+			bpf_link__destroy(lp->files[i].links[j]);
+	free(lp->files);
+	lp->files = NULL;
+	lp->nfiles = 0;
+}

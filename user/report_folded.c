@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format folded: one line per stack, "comm;frame;frame count", the input
+ * of flamegraph.pl, inferno and speedscope.  Without --libc the stacks are
+ * kernel events (comm;stat;/etc/localtime, comm;clock_gettime;CLOCK_...),
+ * weighed by count; with --libc they are C library calls under their call
+ * sites (comm;do_work (prog.c:42);localtime), weighed by calls; with --lang
+ * kernel events under script lines (comm;w.rb:4 Time#localtime;tzset;tz).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocks.h"
+#include "report.h"
+#include "util.h"
+
+struct stack {
+	char *frames;
+	uint64_t count;
+};
+
+struct stacks {
+	struct stack *v;
+	size_t n;
+};
+
+/* Escaped so that neither ';' (the separator) nor a byte the program chose
+ * can end a frame or a line: "\x3b" for ';', \xNN for the unprintable. */
+static void frame(char *dst, size_t size, const char *src)
+{
+	char esc[512];
+	size_t o = 0;
+
+	escape_bytes(esc, sizeof(esc), src, strlen(src));
+	for (const char *p = esc; *p && o + 5 < size; p++) {
+		if (*p == ';') {
+			memcpy(dst + o, "\\x3b", 4);
+			o += 4;
+		} else {
+			dst[o++] = *p;
+		}
+	}
+	dst[o] = '\0';
+}
+
+#define FRAMES_MAX	4
+
+/* Adds count to the stack of n frames, merging equal stacks. */
+static void add_frames(struct stacks *s, uint64_t count,
+		       const char *const *frames, size_t n)
+{
+	char f[600], *line = xstrdup(""), *more;
+
+	if (!count)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		frame(f, sizeof(f), frames[i]);
+		more = xasprintf("%s%s%s", line, i ? ";" : "", f);
+		free(line);
+		line = more;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		if (!strcmp(s->v[i].frames, line)) {
+			s->v[i].count += count;
+			free(line);
+			return;
+		}
+	}
+	s->v = xrealloc(s->v, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = (struct stack){ line, count };
+}
+
+/* The stack "a;b;c", or "a;b" when c is NULL. */
+static void add_stack(struct stacks *s, uint64_t count, const char *a,
+		      const char *b, const char *c)
+{
+	const char *frames[] = { a, b, c };
+
+	add_frames(s, count, frames, c ? 3 : 2);
+}
+
+static void add_kernel_stacks(struct stacks *s, const struct proc_model *p)
+{
+	char name[64];
+
+	for (size_t i = 0; i < p->npaths; i++)
+		add_stack(s, p->paths[i].count, p->comm,
+			  kind_name(p->paths[i].kind), p->paths[i].path);
+	for (size_t i = 0; i < p->nclockids; i++)
+		add_stack(s, p->clockids[i].count, p->comm, "clock_gettime",
+			  clock_name(p->clockids[i].clockid, name, sizeof(name)));
+	add_stack(s, p->kinds[KIND_GETTIMEOFDAY].count, p->comm,
+		  "gettimeofday", NULL);
+	add_stack(s, p->kinds[KIND_TIME].count, p->comm, "time", NULL);
+}
+
+/* "do_work (prog.c:42)": the function and the base name of its line. */
+static char *site_frame(const struct caller_stat *c)
+{
+	const char *mod = c->module ? c->module : "?";
+	char *fn, *plus, *out;
+
+	fn = c->symbol ? xstrdup(c->symbol) :
+	     xasprintf("%s+0x%llx", mod, (unsigned long long)(c->has_offset ?
+							    c->offset : c->addr));
+	plus = c->symbol ? strchr(fn, '+') : NULL;
+	if (plus)
+		*plus = '\0';
+	if (!c->source) {
+		out = xasprintf("%s (%s)", fn, mod);
+	} else {
+		const char *base = strrchr(c->source, '/');
+		size_t len = strcspn(base ? base + 1 : c->source, " ");
+
+		out = xasprintf("%s (%.*s)", fn, (int)len,
+				base ? base + 1 : c->source);
+	}
+	free(fn);
+	return out;
+}
+
+static void add_libc_stacks(struct stacks *s, const struct proc_model *p)
+{
+	for (size_t i = 0; i < p->ncallers; i++) {
+		const struct caller_stat *c = &p->callers[i];
+		char *site = site_frame(c);
+
+		add_stack(s, c->count, p->comm, site, libc_fn_name(c->fn));
+		free(site);
+	}
+}
+
+/* "w.rb:4 Time#localtime": the script's base name keeps frames short. */
+static char *script_frame(const struct lang_site_stat *l)
+{
+	const char *base = strrchr(l->file, '/');
+
+	return xasprintf("%s:%u %s%s%s", base ? base + 1 : l->file, l->line,
+			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func);
+}
+
+static void add_lang_stacks(struct stacks *s, const struct proc_model *p)
+{
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		const struct lang_site_stat *l = &p->lang_sites[i];
+		char *line = script_frame(l);
+		const char *frames[FRAMES_MAX] = { p->comm, line };
+		size_t n = 2;
+
+		if (l->libc_fn)
+			frames[n++] = libc_fn_name(l->libc_fn);
+		frames[n] = "tz";
+		add_frames(s, l->tz_accesses, frames, n + 1);
+		frames[n] = "clock";
+		add_frames(s, l->clock_syscalls, frames, n + 1);
+		free(line);
+	}
+}
+
+static int by_frames(const void *a, const void *b)
+{
+	return strcmp(((const struct stack *)a)->frames,
+		      ((const struct stack *)b)->frames);
+}
+
+void report_folded(FILE *f, const struct model *m)
+{
+	struct stacks s = {};
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (m->lang_enabled)
+			add_lang_stacks(&s, &m->procs[i]);
+		else if (m->libc_enabled)
+			add_libc_stacks(&s, &m->procs[i]);
+		else
+			add_kernel_stacks(&s, &m->procs[i]);
+	}
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), by_frames);
+	for (size_t i = 0; i < s.n; i++) {
+		fprintf(f, "%s %llu\n", s.v[i].frames,
+			(unsigned long long)s.v[i].count);
+		free(s.v[i].frames);
+	}
+	free(s.v);
+}

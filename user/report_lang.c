@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The --lang section of the text report: kernel events by script line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+#define TOP_LINES	10
+
+struct line_row {
+	const struct lang_site_stat *s;
+	uint64_t tz, clock;
+	unsigned int procs;
+};
+
+static void add_row(struct line_row **v, size_t *n,
+		    const struct lang_site_stat *s)
+{
+	for (size_t k = 0; k < *n; k++) {
+		if (lang_same_site((*v)[k].s, s)) {
+			(*v)[k].tz += s->tz_accesses;
+			(*v)[k].clock += s->clock_syscalls;
+			(*v)[k].procs++;
+			return;
+		}
+	}
+	*v = xrealloc(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct line_row){ s, s->tz_accesses,
+					   s->clock_syscalls, 1 };
+}
+
+static int by_events(const void *a, const void *b)
+{
+	const struct line_row *x = a, *y = b;
+	uint64_t nx = x->tz + x->clock, ny = y->tz + y->clock;
+
+	return (nx < ny) - (nx > ny);
+}
+
+/* "w.rb:4 in Time#localtime -> tzset" or "pool.py:8 in task", escaped. */
+static void print_where(FILE *f, const struct lang_site_stat *s)
+{
+	char file[256], func[128], cls[128];
+
+	escape_bytes(file, sizeof(file), s->file, strlen(s->file));
+	escape_bytes(func, sizeof(func), s->func, strlen(s->func));
+	fprintf(f, "%s:%u in ", file, s->line);
+	if (s->cls) {
+		escape_bytes(cls, sizeof(cls), s->cls, strlen(s->cls));
+		fprintf(f, "%s#", cls);
+	}
+	fprintf(f, "%s", func);
+	if (s->libc_fn)
+		fprintf(f, " -> %s", libc_fn_name(s->libc_fn));
+}
+
+static void print_rows(FILE *f, struct line_row *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_events);
+	fprintf(f, "  %12s %14s  %-6s  %s\n", "TZ-ACCESSES", "CLOCK-SYSCALLS",
+		"LANG", "SCRIPT LINE");
+	for (size_t i = 0; i < n && i < TOP_LINES; i++) {
+		char tz[32], clk[32];
+
+		fprintf(f, "  %12s %14s  %-6s  ",
+			fmt_count(tz, sizeof(tz), v[i].tz),
+			fmt_count(clk, sizeof(clk), v[i].clock),
+			lang_name(v[i].s->lang));
+		print_where(f, v[i].s);
+		if (v[i].procs > 1)
+			fprintf(f, " [%u processes]", v[i].procs);
+		fputc('\n', f);
+	}
+	if (n > TOP_LINES)
+		fprintf(f, "  ... %zu more lines (--json lists them all)\n",
+			n - TOP_LINES);
+}
+
+void report_lang_text(FILE *f, const struct model *m)
+{
+	struct line_row *v = NULL;
+	size_t n = 0;
+
+	fprintf(f, "\nSCRIPT LINES (--lang): kernel events under the Ruby method "
+		"call or Python line running\n");
+	fprintf(f, "  %u interpreter file%s probed%s%s\n", m->lang.files,
+		m->lang.files == 1 ? "" : "s", m->lang.failed ? "; " : "",
+		m->lang.failed ? m->lang.error : "");
+	/* Measured on the reference machine; see README, "--lang". */
+	fprintf(f, "  cost while traced: each Ruby C-method call traps twice "
+		"(Time.now ~40x slower), each Python line once (~270x)\n");
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t j = 0; j < m->procs[i].nlang_sites; j++)
+			add_row(&v, &n, &m->procs[i].lang_sites[j]);
+	if (n)
+		print_rows(f, v, n);
+	else
+		fprintf(f, "  none: no kernel event happened under a probed "
+			"Ruby or Python frame\n");
+	free(v);
+}

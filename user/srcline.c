@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Source lines of call sites: see srcline.h. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "srcline.h"
+#include "util.h"
+
+#define DEBUG_ROOT	"/usr/lib/debug/.build-id"
+/* Inlined calls named per site; deeper chains end with ", at ...". */
+#define INLINE_MAX	4
+
+struct srcline {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;	/* module address = link-time address + bias */
+};
+
+/* Opens a regular file without blocking on a FIFO or a device. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Only the build-id directory, which root owns: a debuglink is a name the
+ * traced program's file chose, and its directory may be the program's.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink,
+			  GElf_Word crc, char **debuginfo_file_name)
+{
+	const unsigned char *id;
+	GElf_Addr id_vaddr;
+	char path[sizeof(DEBUG_ROOT) + 2 * 64 + 16];
+	int len, n, fd;
+
+	(void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink, (void)crc;
+	len = dwfl_module_build_id(mod, &id, &id_vaddr);
+	if (len < 2 || len > 64)
+		return -1;
+	n = snprintf(path, sizeof(path), DEBUG_ROOT "/%02x/", id[0]);
+	for (int i = 1; i < len; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	fd = open_regular(path);
+	if (fd >= 0)
+		*debuginfo_file_name = xstrdup(path);
+	return fd;
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct srcline *srcline_open(int fd, const char *name)
+{
+	struct srcline *s = xcalloc(1, sizeof(*s));
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	s->dwfl = dwfl_begin(&callbacks);
+	if (own < 0 || !s->dwfl)
+		goto fail;
+	/* libdwfl owns (and closes) the descriptor from here. */
+	s->mod = dwfl_report_offline(s->dwfl, name, name, own);
+	own = -1;
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!s->mod || !dwfl_module_getdwarf(s->mod, &s->bias))
+		goto fail;
+	return s;
+fail:
+	if (own >= 0)
+		close(own);
+	srcline_close(s);
+	return NULL;
+}
+
+void srcline_close(struct srcline *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s);
+}
+
+/* The name of entry idx of a CU's file table, or "?". */
+static const char *cu_file(Dwarf_Die *cu, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	const char *name;
+	size_t n;
+
+	if (dwarf_getsrcfiles(cu, &files, &n) || idx >= n)
+		return "?";
+	name = dwarf_filesrc(files, idx, NULL, NULL);
+	return name ? name : "?";
+}
+
+/* "DIR/FILE": a relative name is relative to the compilation. */
+static char *in_dir(const char *dir, const char *file)
+{
+	if (file[0] == '/' || !dir || !dir[0])
+		return xstrdup(file);
+	return xasprintf("%s/%s", dir, file);
+}
+
+static const char *comp_dir(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+}
+
+/* The scopes holding addr, from its innermost through every inline. */
+static int nested_scopes(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **out)
+{
+	Dwarf_Die *pc_scopes = NULL;
+	int n = dwarf_getscopes(cu, addr, &pc_scopes);
+
+	*out = NULL;
+	if (n <= 0) {
+		free(pc_scopes);
+		return 0;
+	}
+	/*
+	 * dwarf_getscopes follows an inline to its abstract definition;
+	 * the DIEs around the innermost one are the calls it sits in.
+	 */
+	n = dwarf_getscopes_die(&pc_scopes[0], out);
+	free(pc_scopes);
+	return n > 0 ? n : 0;
+}
+
+/* Where an inlined call was made: "FILE:LINE", or "line N" in main_file. */
+static char *call_site_words(Dwarf_Die *scope, Dwarf_Die *cu,
+			     const char *main_file)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0;
+	char *path, *out;
+
+	dwarf_formudata(dwarf_attr(scope, DW_AT_call_file, &a), &file);
+	dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &a), &line);
+	path = in_dir(comp_dir(cu), cu_file(cu, file));
+	if (strcmp(path, main_file))
+		out = xasprintf("%s:%llu", path, (unsigned long long)line);
+	else
+		out = xasprintf("line %llu", (unsigned long long)line);
+	free(path);
+	return out;
+}
+
+/* Appends " (inlined at line 250, at other.c:30)", innermost first. */
+static char *add_inlined(char *out, const char *main_file, Dwarf_Die *cu,
+			 Dwarf_Addr addr)
+{
+	Dwarf_Die *scopes;
+	int n = nested_scopes(cu, addr, &scopes), shown = 0;
+	char *more;
+
+	for (int i = 0; i < n; i++) {
+		char *at;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		at = shown < INLINE_MAX ?
+		     call_site_words(&scopes[i], cu, main_file) : xstrdup("...");
+		more = xasprintf("%s%s%s", out, shown ? ", at " : " (inlined at ",
+				 at);
+		free(at);
+		free(out);
+		out = more;
+		if (++shown > INLINE_MAX)
+			break;
+	}
+	free(scopes);
+	if (!shown)
+		return out;
+	more = xasprintf("%s)", out);
+	free(out);
+	return more;
+}
+
+char *srcline_lookup(struct srcline *s, uint64_t vaddr)
+{
+	Dwarf_Addr addr = vaddr + s->bias, cu_bias;
+	Dwfl_Line *line = dwfl_module_getsrc(s->mod, addr);
+	Dwarf_Die *cu;
+	const char *file;
+	char *where, *path;
+	int lineno = 0;
+
+	if (!line)
+		return NULL;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return NULL;
+	path = in_dir(dwfl_line_comp_dir(line), file);
+	where = xasprintf("%s:%d", path, lineno);
+	cu = dwfl_module_addrdie(s->mod, addr, &cu_bias);
+	if (cu)
+		where = add_inlined(where, path, cu, addr - cu_bias);
+	free(path);
+	return where;
+}

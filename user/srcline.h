@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Source file and line of a code address, from the DWARF of the file
+ * itself or of its separate debug file under /usr/lib/debug/.build-id,
+ * read with elfutils' libdwfl.  Nothing is fetched over the network, and
+ * no path the traced program could name (debuglink) is followed.
+ */
+#ifndef CLOCKTRACE_SRCLINE_H
+#define CLOCKTRACE_SRCLINE_H
+
+#include <stdint.h>
+
+struct srcline;
+
+/*
+ * Reads the DWARF of the ELF file open at fd (not taken: it is dup'd).
+ * NULL when neither the file nor a debug file has line tables.
+ */
+struct srcline *srcline_open(int fd, const char *name);
+void srcline_close(struct srcline *s);
+
+/*
+ * "/src/prog.c:42", with the calls it was inlined into appended as
+ * " (inlined at /src/prog.c:50)", for a link-time address; NULL when no
+ * line covers it.  malloc'd.
+ */
+char *srcline_lookup(struct srcline *s, uint64_t vaddr);
+
+#endif /* CLOCKTRACE_SRCLINE_H */
