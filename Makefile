@@ -70,7 +70,7 @@ UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
 .PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench \
-	vmlinux vmlinux-image workloads
+	vmlinux vmlinux-image workloads vmtest vmtest-readme
 
 include tools/Makefile.workloads
 
@@ -151,7 +151,7 @@ integration-test: clocktrace workloads
 # ASan and UBSan, and the package is tried in a minimal Debian root (about
 # 80 s the first time: it downloads a base system); locally, make
 # test-sanitize and make chroot-test do that on their own.
-TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize chroot-test)
+TEST_STEPS	:= fuzz-smoke lint vmtest $(if $(filter true,$(CI)),test-sanitize chroot-test)
 
 # A static glibc and a static musl build: programs with no libc to probe.
 TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl
@@ -160,6 +160,23 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS) \
 		$(OUT)/core_btf_equal
 	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
+
+# The kernel matrix: each kernel booted under qemu (TCG) runs an integration
+# subset inside (tools/vmtest/run.sh).  One kernel a line,
+# ARCH:SUITE:PACKAGE:SUBSET; apt takes the newest package of that name in
+# Debian's SUITE.  SUBSET: full, or small where TCG is slow.
+VMTEST_KERNELS	:= \
+	x86_64:bullseye:linux-image-5.10.0-*-cloud-amd64-unsigned:full \
+	x86_64:bookworm:linux-image-6.1.0-*-cloud-amd64-unsigned:full \
+	x86_64:trixie:linux-image-6.12.*-cloud-amd64-unsigned:full \
+	arm64:bookworm:linux-image-6.1.0-*-cloud-arm64-unsigned:small
+
+vmtest: all
+	$(Q)tools/vmtest/run.sh $(foreach k,$(VMTEST_KERNELS),'$(k)')
+
+# The README's table of tested kernels, from the last make vmtest.
+vmtest-readme:
+	$(Q)tools/vmtest/table.sh README.md
 
 # The seeds' reproducer traced twice: TZ unset, then with the fix.
 demo: deps

@@ -719,8 +719,8 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	struct proc *proc;
 	__s32 status;
 
-	forget_thread(p);
 	lang_thread_exit(p->pid);
+	forget_thread(p);
 	/* The process ends with its last thread. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;

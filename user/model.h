@@ -109,17 +109,17 @@ struct libc_run {
 	uint64_t attach_ns;		/* all attaches together */
 };
 
-/* The kernel traced on, and which variant of the BPF object ran there. */
-struct kernel_run {
-	char release[65];
-	struct bpf_features features;
-};
-
 /* How --lang probed the interpreters. */
 struct lang_run {
 	uint32_t files;			/* interpreter files probed */
 	uint32_t failed;		/* files whose probes could not attach */
 	char error[160];		/* why the last one failed */
+};
+
+/* The kernel traced on, and which variant of the BPF object ran there. */
+struct kernel_run {
+	char release[65];
+	struct bpf_features features;
 };
 
 struct model {
