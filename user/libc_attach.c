@@ -205,16 +205,21 @@ static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
 static int attach_classic(struct libc_lib *lib, struct tracer *t,
 			  const struct probe_set *set, enum link_slot slot)
 {
+	/* Without perf links (< 5.15) libbpf refuses any cookie. */
+	bool old = uses_old_entries(t->skel);
 	int attached = 0;
 
 	lib->links = xrealloc(lib->links, lib->nlinks + set->n,
 			      sizeof(*lib->links));
 	for (uint32_t i = 0; i < set->n; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts,
-			    .bpf_cookie = set->cookies[i],
+			    .bpf_cookie = old ? 0 : set->cookies[i],
 			    .retprobe = slot == SLOT_RETURN);
 		struct bpf_program *prog = slot_prog(t, slot, set->cookies[i]);
 		struct bpf_link *l;
+
+		if (!prog)
+			continue;
 
 		l = bpf_program__attach_uprobe_opts(prog, -1, lib->path,
 						    set->offs[i], &opts);
