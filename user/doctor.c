@@ -128,8 +128,6 @@ static void check_variant(struct checks *c, const struct kernel_features *kf)
 		return;
 	for (int f = 0; f < BPF_FEAT_MAX; f++) {
 		bool has = kf->bpf->has[f];
-		enum check_status st = has || f != BPF_FEAT_LIBC_HELPERS ?
-				       CHECK_OK : CHECK_WARN;
 
 		snprintf(name, sizeof(name), "variant %s", bpf_feature_name(f));
 		if (has)
@@ -137,7 +135,7 @@ static void check_variant(struct checks *c, const struct kernel_features *kf)
 		else
 			snprintf(found, sizeof(found), "no (%s)",
 				 bpf_feature_why(f));
-		check_add(c, name, st, "%s: %s", found,
+		check_add(c, name, CHECK_OK, "%s: %s", found,
 			  bpf_feature_effect(f, has));
 	}
 }
