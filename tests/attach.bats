@@ -113,6 +113,62 @@ wait_attached() {
 	[ "${#lines[@]}" -eq 1 ]
 }
 
+@test "attach: a zombie and a kernel thread are refused: 125, one line" {
+	sh -c 'sleep 0.01 & echo $! >"$1"; exec sleep 5' sh "$T/zpid" &
+	WL=$!
+	for _ in $(seq 100); do
+		[ -s "$T/zpid" ] && [ "$(awk '{print $3}' "/proc/$(cat "$T/zpid")/stat" 2>/dev/null)" = Z ] && break
+		sleep 0.05
+	done
+	run "$CT" attach -p "$(cat "$T/zpid")" -d 1 -o "$T/r.txt"
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"has exited (a zombie"* ]]
+	[ ! -e "$T/r.txt" ]
+	run "$CT" attach -p 2 -d 1 -o "$T/r.txt"
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"pid 2 is a kernel thread"* ]]
+	# A live process named alongside is no excuse.
+	run "$CT" attach -p "$WL,2" -d 1 -o "$T/r.txt"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"kernel thread"* ]]
+}
+
+# Target gone before its entry in the process map, or after: never a
+# "running" process in the report, and attach ends without -d.
+@test "attach: a target exiting 0-10 ms after attach starts is refused or reported exited, never running" {
+	for ms in 0 1 2 3 4 5 6 7 8 9 10; do
+		sleep "0.$(printf '%03d' "$ms")" &
+		target=$!
+		rm -f "$T/r.json"
+		st=0
+		timeout 20 "$CT" attach -p "$target" --json -o "$T/r.json" \
+			2>"$T/err" || st=$?
+		echo "delay $ms ms: status $st: $(cat "$T/err")"
+		wait "$target" || true
+		if [ "$st" -eq 125 ]; then
+			[ "$(wc -l <"$T/err")" -eq 1 ]
+			grep -Eq "pid $target (exited before tracing began|has exited|does not exist)|no process with pid $target" "$T/err"
+			[ ! -e "$T/r.json" ]
+		else
+			[ "$st" -eq 0 ]
+			[ "$(jqr "$T/r.json" ".processes[] | select(.pid == $target) | .exit_ns")" != null ]
+		fi
+	done
+}
+
+@test "attach without -d ends by itself when its target exits, exit time reported" {
+	sleep 1.5 &
+	target=$!
+	start=$(date +%s%N)
+	timeout 20 "$CT" attach -p "$target" --json -o "$T/r.json"
+	end=$(date +%s%N)
+	[ $((end - start)) -lt 4000000000 ]
+	[ "$(jqr "$T/r.json" ".processes[] | select(.pid == $target) | .exit_ns")" != null ]
+	[ "$(jqr "$T/r.json" ".processes[] | select(.pid == $target) | .comm")" = sleep ]
+}
+
 @test "top: finds the process that re-reads tz files among busy others" {
 	"$TOOLS/misbehave" sleep 30 -k 300 2>/dev/null &
 	WL=$!

@@ -125,6 +125,86 @@ refused() {
 	refused attach --comm 0123456789abcdefgh
 }
 
+@test "pid lists with empty items or blanks: 125, one line, nothing loaded" {
+	refused attach -p 1,,2
+	[[ "$output" == *"'1,,2'"* ]]
+	refused attach -p ",$$"
+	refused attach -p "$$,"
+	refused attach -p " $$"
+	refused attach -p "$$ "
+	refused attach -p "+$$"
+	# The same pid written plainly is accepted (so the refusals can fail).
+	run "$CT" attach -p "$$" -d 0.2 -o "$TMP/r.txt"
+	[ "$status" -eq 0 ]
+}
+
+@test "seconds are plain decimals: hex, exponents, too large, too small" {
+	refused attach -d 0x10 -p 1
+	[[ "$output" == *"not a plain positive number"* ]]
+	refused attach -d 1e-9 -p 1
+	refused attach -d 1E3 -p 1
+	refused attach -d inf -p 1
+	refused attach -d ' 5' -p 1
+	refused attach -d 99999999999 -p 1
+	[[ "$output" == *"too large"* ]]
+	[[ "$output" != *"not a plain positive"* ]]
+	refused attach -d 0.0000001 -p 1
+	[[ "$output" == *"too small"* ]]
+	refused run -i 0x1 -- true
+	refused top -i 1e1
+	refused bench -d 0x1
+	refused bench -d 1e-3
+}
+
+@test "bench: an empty clock list or item is refused: 125, one line" {
+	refused bench -c ''
+	[[ "$output" == *"empty item"* ]]
+	refused bench -c 'monotonic,'
+	refused bench -c ',monotonic'
+	refused bench -c 'monotonic,,realtime'
+	refused bench --cpu ' 0'
+}
+
+@test "arguments echoed in errors are escaped: one line, no raw control bytes" {
+	refused attach --comm $'a\nb'
+	[[ "$output" == *"'a\x0ab'"* ]]
+	refused attach -p $'1\n2'
+	[[ "$output" == *'1\x0a2'* ]]
+	refused $'bo\ngus'
+	[[ "$output" == *'bo\x0agus'* ]]
+	refused run $'--bo\033[2Jgus' -- true
+	[[ "$output" != *$'\033'* ]]
+	refused bench -c $'x\ny'
+	refused doctor $'x\ny'
+	refused run -o "$TMP/"$'no\nsuch/r.txt' -- true
+	[[ "$output" == *'no\x0asuch'* ]]
+	run -127 "$CT" run -o "$TMP/r.txt" -- $'/no\nprog'
+	one_line
+	[[ "$output" == *'/no\x0aprog'* ]]
+}
+
+@test "top with TERM=dumb or a file sends no terminal codes; a terminal gets them" {
+	TERM=dumb script -qec "$CT top -n 1 -i 0.2" /dev/null >"$TMP/dumb"
+	grep -q 'clocktrace top' "$TMP/dumb"
+	! grep -q $'\033' "$TMP/dumb"
+	TERM= script -qec "$CT top -n 1 -i 0.2" /dev/null >"$TMP/unset"
+	! grep -q $'\033' "$TMP/unset"
+	TERM=xterm script -qec "$CT top -n 1 -i 0.2" /dev/null >"$TMP/xterm"
+	grep -q $'\033\\[2J' "$TMP/xterm"
+}
+
+@test "stderr closed: messages never land in the -o report (fds 0-2 filled)" {
+	# SUDO_USER makes clocktrace print its note on stderr.
+	SUDO_USER=nobody "$CT" run --json -o "$TMP/r.json" -- true 2>&- <&-
+	jq -e '.version' "$TMP/r.json"
+	! grep -q 'clocktrace:' "$TMP/r.json"
+	# With stdout closed too, PROG's output does not reach the report.
+	SUDO_USER=nobody "$CT" run --json -o "$TMP/r2.json" -- \
+		printf '%s-%s\n' prog output >&- 2>&-
+	jq -e '.version' "$TMP/r2.json"
+	! grep -q 'prog-output' "$TMP/r2.json"
+}
+
 @test "top: bad count and interval: 125, one line, nothing loaded" {
 	refused top -n 0
 	refused top -i 0

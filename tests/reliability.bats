@@ -119,6 +119,28 @@ proc_state() {
 	[ "$(jqr "$TMP/r.json" ".processes[] | select(.pid == $gcpid) | .tz.accesses")" -eq 4 ]
 }
 
+# utime + stime of PID in clock ticks (/proc/PID/stat fields 14 and 15,
+# counted after the ") " that ends the comm, which may hold blanks).
+cpu_ticks() {
+	sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'
+}
+
+@test "--follow after PROG exited waits idle: under 0.1 s of CPU in 1.5 s" {
+	"$CT" run --follow -o "$TMP/r.txt" -- sh -c 'sleep 3 & exit 0' &
+	ct=$!
+	sleep 1
+	before=$(cpu_ticks "$ct")
+	sleep 1.5
+	after=$(cpu_ticks "$ct")
+	wait "$ct"
+	hz=$(getconf CLK_TCK)
+	echo "clocktrace used $((after - before)) ticks of 1/$hz s while waiting"
+	[ $(((after - before) * 100 / hz)) -lt 10 ]
+	# It did wait for the background sleep (3 s), then reported.
+	grep -q '^PROCESSES' "$TMP/r.txt"
+	grep -q 'sleep' "$TMP/r.txt"
+}
+
 @test "daemonizing PROG without --follow: the report comes when PROG exits" {
 	start=$(date +%s%N)
 	status=0

@@ -4,9 +4,11 @@
  * every child they fork from now on (--tree: the existing ones too).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "privs.h"
 #include "procfs.h"
@@ -36,12 +38,54 @@ static pid_t tgid_of(pid_t pid)
 	return tgid > 0 ? tgid : -1;
 }
 
+/*
+ * Whether the whole process has exited (or was reaped).  Its pidfd says so
+ * exactly: /proc's state letter is Z for a leader thread that exited while
+ * other threads of the process still run.
+ */
+static bool proc_gone(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	bool gone;
+
+	if (fd < 0)
+		return errno == ESRCH;
+	gone = poll(&p, 1, 0) == 1;
+	close(fd);
+	return gone;
+}
+
+static bool is_kernel_thread(pid_t pid)
+{
+	unsigned long flags = 0;
+	char state;
+
+	return !proc_state(pid, &state, &flags) && (flags & PROC_FLAG_KTHREAD);
+}
+
+/* A -p target that cannot be traced: said in one line. */
+static int untraceable(pid_t pid)
+{
+	if (proc_gone(pid)) {
+		warn("attach: pid %d has exited (a zombie, not yet reaped)", pid);
+		return EXIT_TOOL_FAILURE;
+	}
+	if (is_kernel_thread(pid)) {
+		warn("attach: pid %d is a kernel thread: it makes no system "
+		     "calls of its own to trace", pid);
+		return EXIT_TOOL_FAILURE;
+	}
+	return 0;
+}
+
 static void match_comm(pid_t pid, void *ctx)
 {
 	struct target_scan *ts = ctx;
 	char comm[32];
 
-	if (pid == getpid() || proc_comm(pid, comm, sizeof(comm)))
+	if (pid == getpid() || proc_comm(pid, comm, sizeof(comm)) ||
+	    is_kernel_thread(pid) || proc_gone(pid))
 		return;
 	if (strcmp(comm, ts->env->comm))
 		return;
@@ -49,7 +93,8 @@ static void match_comm(pid_t pid, void *ctx)
 	ts->pids[ts->n++] = pid;
 }
 
-static int resolve_targets(struct env *env)
+/* *named: how many of the targets were named by -p (they come first). */
+static int resolve_targets(struct env *env, size_t *named)
 {
 	struct target_scan ts = { .env = env };
 
@@ -64,15 +109,21 @@ static int resolve_targets(struct env *env)
 			warn("attach: pid %d is clocktrace itself", tgid);
 			return EXIT_TOOL_FAILURE;
 		}
+		if (untraceable(tgid))
+			return EXIT_TOOL_FAILURE;
 		env->pids[i] = tgid;
 	}
+	*named = env->npids;
 	if (!env->comm)
 		return 0;
 	ts.pids = env->pids;
 	ts.n = env->npids;
 	proc_for_each(match_comm, &ts);
 	if (ts.n == env->npids) {
-		warn("attach: no process named '%s'", env->comm);
+		char safe[64];
+
+		warn("attach: no process named '%s'",
+		     escape_arg(safe, sizeof(safe), env->comm));
 		free(ts.pids);
 		env->pids = NULL;
 		return EXIT_TOOL_FAILURE;
@@ -82,8 +133,23 @@ static int resolve_targets(struct env *env)
 	return 0;
 }
 
+/*
+ * A target can exit between the scan of /proc and its entry in the process
+ * map; the kernel side then never sees it exit, and the report would call
+ * it running forever.  Asked after the entry is made, so that every exit
+ * is either seen by the kernel side or found here.
+ */
+static bool exited_untraced(struct session *s, pid_t pid)
+{
+	return proc_gone(pid) && tracer_proc_exit_seen(&s->tracer, pid) != 1;
+}
+
+/*
+ * NAMED: the user named PID with -p, so its loss is an error; a --comm
+ * match or a --tree descendant that is gone is simply not traced.
+ */
 static int add_target(struct session *s, pid_t pid, pid_t ppid,
-		      unsigned int depth)
+		      unsigned int depth, bool named)
 {
 	struct proc_model *p;
 	char comm[32] = "";
@@ -93,6 +159,13 @@ static int add_target(struct session *s, pid_t pid, pid_t ppid,
 	proc_comm(pid, comm, sizeof(comm));
 	if (tracer_add_proc(&s->tracer, pid, ppid, depth, comm))
 		return -1;
+	if (exited_untraced(s, pid)) {
+		tracer_forget_proc(&s->tracer, pid);
+		if (!named)
+			return 0;
+		warn("attach: pid %d exited before tracing began", pid);
+		return -1;
+	}
 	p = model_proc(&s->model, pid);
 	p->ppid = ppid;
 	p->depth = depth;
@@ -131,21 +204,22 @@ static int add_descendants(struct session *s, pid_t root, unsigned int depth,
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->ppid[i] != root || t->pid[i] == getpid())
 			continue;
-		if (add_target(s, t->pid[i], root, depth) ||
+		if (add_target(s, t->pid[i], root, depth, false) ||
 		    add_descendants(s, t->pid[i], depth + 1, t))
 			return -1;
 	}
 	return 0;
 }
 
-static int seed_targets(struct session *s)
+static int seed_targets(struct session *s, size_t named)
 {
 	struct tree_scan t = {};
 	int err = 0;
 
 	s->model.start_ns = now_ns();
 	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = add_target(s, s->env.pids[i], proc_ppid(s->env.pids[i]), 0);
+		err = add_target(s, s->env.pids[i], proc_ppid(s->env.pids[i]),
+				 0, i < named);
 	if (err || !s->env.tree)
 		return err;
 	proc_for_each(note_parent, &t);
@@ -160,17 +234,18 @@ int cmd_attach(int argc, char **argv)
 {
 	int err;
 	struct session *s = session_new(MODE_ATTACH, argc, argv, &err);
+	size_t named = 0;
 
 	if (!err)
-		err = resolve_targets(&s->env);
+		err = resolve_targets(&s->env, &named);
 	if (!err)
-		err = open_report(s->env.output, &s->out, stderr);
+		err = report_file_open(&s->report, s->env.output, stderr);
 	if (err)
 		goto out;
 	s->model.command = argv;
 	s->model.ncommand = argc;
 	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s) || seed_targets(s))
+	if (session_setup(s) || seed_targets(s, named))
 		goto out;
 	drop_privileges(s->env.libc);
 	if (s->env.interval > 0)
@@ -183,6 +258,7 @@ int cmd_attach(int argc, char **argv)
 	if (!s->abort_signal) {
 		session_finish_model(s);
 		session_write_report(s);
+		err = session_commit_report(s);
 	}
 out:
 	session_free(s);

@@ -21,6 +21,7 @@
 #include "bench_run.h"
 #include "bench_table.h"
 #include "clocks.h"
+#include "report_file.h"
 #include "util.h"
 
 #define DEFAULT_DURATION	0.2
@@ -59,30 +60,53 @@ static void usage(FILE *f)
 "  -h, --help            this help\n", DEFAULT_DURATION);
 }
 
+static int bad_arg(const char *what, const char *arg)
+{
+	char safe[128];
+
+	warn("bench: %s '%s'", what, escape_arg(safe, sizeof(safe), arg));
+	return EXIT_TOOL_FAILURE;
+}
+
+static int enable_clock(const char *name, struct bench_args *a)
+{
+	size_t i = ARRAY_SIZE(bench_clocks);
+	int32_t clk;
+
+	if (!clock_from_name(name, &clk))
+		for (i = 0; i < ARRAY_SIZE(bench_clocks); i++)
+			if (bench_clocks[i] == clk)
+				break;
+	if (i == ARRAY_SIZE(bench_clocks)) {
+		char safe[128];
+
+		warn("bench: unknown clock '%s' (realtime, monotonic, "
+		     "monotonic_raw, realtime_coarse, monotonic_coarse, "
+		     "boottime, tai, process_cputime_id, thread_cputime_id)",
+		     escape_arg(safe, sizeof(safe), name));
+		return EXIT_TOOL_FAILURE;
+	}
+	a->clock_on[i] = true;
+	return 0;
+}
+
+/* NAME[,NAME...]: an empty list or an empty item is a typo, refused. */
 static int parse_clocks(const char *list, struct bench_args *a)
 {
-	char *copy = xstrdup(list), *save = NULL;
+	char *copy = xstrdup(list), *item = copy;
 	int ret = 0;
 
 	memset(a->clock_on, 0, sizeof(a->clock_on));
-	for (char *s = strtok_r(copy, ",", &save); s;
-	     s = strtok_r(NULL, ",", &save)) {
-		int32_t clk;
-		size_t i = ARRAY_SIZE(bench_clocks);
+	for (;;) {
+		char *comma = strchr(item, ',');
 
-		if (!clock_from_name(s, &clk))
-			for (i = 0; i < ARRAY_SIZE(bench_clocks); i++)
-				if (bench_clocks[i] == clk)
-					break;
-		if (i == ARRAY_SIZE(bench_clocks)) {
-			warn("bench: unknown clock '%s' (realtime, monotonic, "
-			     "monotonic_raw, realtime_coarse, monotonic_coarse, "
-			     "boottime, tai, process_cputime_id, "
-			     "thread_cputime_id)", s);
-			ret = EXIT_TOOL_FAILURE;
+		if (comma)
+			*comma = '\0';
+		ret = *item ? enable_clock(item, a) :
+		      bad_arg("empty item in the clock list", list);
+		if (ret || !comma)
 			break;
-		}
-		a->clock_on[i] = true;
+		item = comma + 1;
 	}
 	free(copy);
 	return ret;
@@ -96,20 +120,16 @@ static int parse_one(int ch, const char *arg, struct bench_args *a)
 	case 'c':
 		return parse_clocks(arg, a);
 	case 'd':
-		if (parse_seconds(arg, MAX_DURATION, &a->opts.duration)) {
-			warn("bench: bad duration '%s' (seconds, at most %.0f)",
-			     arg, MAX_DURATION);
-			return EXIT_TOOL_FAILURE;
-		}
+		if (parse_seconds(arg, MAX_DURATION, &a->opts.duration))
+			return bad_arg("bad duration (plain seconds, at most 60)",
+				       arg);
 		return 0;
 	case 'f':
 		a->opts.fork = true;
 		return 0;
 	case 'C':
-		if (parse_u64(arg, 0, CPU_SETSIZE - 1, &v)) {
-			warn("bench: bad cpu '%s'", arg);
-			return EXIT_TOOL_FAILURE;
-		}
+		if (parse_u64(arg, 0, CPU_SETSIZE - 1, &v))
+			return bad_arg("bad cpu", arg);
 		a->cpu = v;
 		return 0;
 	case 'j':
@@ -151,10 +171,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		if (err)
 			return err;
 	}
-	if (optind < argc) {
-		warn("bench: unexpected argument '%s'", argv[optind]);
-		return EXIT_TOOL_FAILURE;
-	}
+	if (optind < argc)
+		return bad_arg("unexpected argument", argv[optind]);
 	return 0;
 }
 
@@ -235,15 +253,17 @@ int cmd_bench(int argc, char **argv)
 	struct bench_report b = {};
 	struct bench_verdict v;
 	struct bench_args a = {};
-	FILE *out;
+	struct report_file out;
 	int err;
 
 	err = parse_args(argc, argv, &a);
 	if (err)
 		return err < 0 ? 0 : err;
-	err = open_report(a.output, &out, stdout) ?: pin(a.cpu);
-	if (err)
+	err = report_file_open(&out, a.output, stdout) ?: pin(a.cpu);
+	if (err) {
+		report_file_discard(&out);
 		return err;
+	}
 	describe_machine(&b);
 	b.duration = a.opts.duration;
 	b.cpu = a.cpu;
@@ -254,14 +274,12 @@ int cmd_bench(int argc, char **argv)
 		bench_sort(b.rows, b.n);
 		bench_verdict(&b, &v);
 		if (a.json)
-			bench_print_json(out, &b, &v);
+			bench_print_json(out.f, &b, &v);
 		else
-			bench_print_text(out, &b, &v);
+			bench_print_text(out.f, &b, &v);
+		err = report_file_commit(&out);
 	}
-	if (out != stdout && fclose(out) && !err) {
-		warn("bench: cannot write %s: %s", a.output, strerror(errno));
-		err = EXIT_TOOL_FAILURE;
-	}
+	report_file_discard(&out);
 	free(b.rows);
 	return err;
 }

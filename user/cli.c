@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -12,6 +13,9 @@
 #define M_TOP		(1u << MODE_TOP)
 #define M_TRACE		(M_RUN | M_ATTACH)
 #define M_ALL		(M_RUN | M_ATTACH | M_TOP)
+
+#define MAX_SECONDS	1e7
+#define PID_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
 
 enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
@@ -107,24 +111,31 @@ void cli_usage(FILE *f, enum mode mode)
 		fputs("\nExit status: 0, or 125 when clocktrace failed.\n", f);
 }
 
+/*
+ * PID[,PID...]: every item a plain number; an empty item (",1", "1,,2",
+ * "1,") is a typo, not something to skip.
+ */
 int parse_pid_list(const char *s, pid_t **pids, size_t *n)
 {
-	char *copy = xstrdup(s), *save = NULL, *tok;
-	int err = 0;
+	const char *item = s;
 
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (;;) {
+		size_t len = strcspn(item, ",");
+		char buf[16];
 		uint64_t v;
 
-		if (parse_u64(tok, 1, 4194304, &v)) {
-			err = -1;
-			break;
-		}
+		if (!len || len >= sizeof(buf))
+			return -1;
+		memcpy(buf, item, len);
+		buf[len] = '\0';
+		if (parse_u64(buf, 1, PID_MAX, &v))
+			return -1;
 		*pids = xrealloc(*pids, *n + 1, sizeof(**pids));
 		(*pids)[(*n)++] = v;
+		if (!item[len])
+			return 0;
+		item += len + 1;
 	}
-	free(copy);
-	return err || !*n ? -1 : 0;
 }
 
 static void env_defaults(struct env *env, enum mode mode)
@@ -141,19 +152,37 @@ static void env_defaults(struct env *env, enum mode mode)
 
 static int bad(enum mode mode, const char *what, const char *arg)
 {
+	char safe[128] = "";
+
+	/* The argument is echoed back: a newline in it must not split the line. */
+	if (arg)
+		escape_bytes(safe, sizeof(safe), arg, strlen(arg));
 	warn("%s: %s%s%s%s (see clocktrace %s --help)", mode_name(mode), what,
-	     arg ? " '" : "", arg ? arg : "", arg ? "'" : "", mode_name(mode));
+	     arg ? " '" : "", safe, arg ? "'" : "", mode_name(mode));
 	return EXIT_TOOL_FAILURE;
+}
+
+/* Why SECONDS was refused, in the words of parse_seconds()'s error. */
+static const char *seconds_problem(int err)
+{
+	switch (err) {
+	case -ERANGE:
+		return "number of seconds too large (at most 10000000)";
+	case -EDOM:
+		return "number of seconds too small (at least 0.000001)";
+	}
+	return "not a plain positive number of seconds (like 5 or 0.5)";
 }
 
 int cli_option_error(const char *cmd, int c, char **argv)
 {
 	/* A long option's optopt is its val (or 0): name it from argv. */
-	char o[3] = { '-', (char)optopt, 0 };
+	char o[3] = { '-', (char)optopt, 0 }, safe[128];
 	const char *name = optopt > 0 && optopt < 256 ? o : argv[optind - 1];
 
+	escape_bytes(safe, sizeof(safe), name, strlen(name));
 	warn("%s: %s '%s' (see clocktrace %s --help)", cmd,
-	     c == ':' ? "option needs a value" : "unknown option", name, cmd);
+	     c == ':' ? "option needs a value" : "unknown option", safe, cmd);
 	return EXIT_TOOL_FAILURE;
 }
 
@@ -176,6 +205,7 @@ static int parse_one(struct env *env, int c, const char *arg)
 {
 	enum mode mode = env->mode;
 	uint64_t v;
+	int err;
 
 	switch (c) {
 	case 'o':
@@ -209,12 +239,15 @@ static int parse_one(struct env *env, int c, const char *arg)
 		env->tree = true;
 		return 0;
 	case 'd':
-		if (parse_seconds(arg, 1e7, &env->duration))
-			return bad(mode, "not a positive number of seconds", arg);
+		err = parse_seconds(arg, MAX_SECONDS, &env->duration);
+		if (err)
+			return bad(mode, seconds_problem(err), arg);
 		return 0;
 	case 'i':
-		if (parse_seconds(arg, 1e7, &env->interval) ||
-		    env->interval < 0.01)
+		err = parse_seconds(arg, MAX_SECONDS, &env->interval);
+		if (err)
+			return bad(mode, seconds_problem(err), arg);
+		if (env->interval < 0.01)
 			return bad(mode, "interval must be at least 0.01 s", arg);
 		return 0;
 	case 'T':

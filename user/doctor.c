@@ -318,6 +318,7 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	char safe[128];
 	uint64_t v;
 	int ch;
 
@@ -326,7 +327,8 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 		switch (ch) {
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v)) {
-				warn("doctor: bad pid '%s'", optarg);
+				warn("doctor: bad pid '%s'",
+				     escape_arg(safe, sizeof(safe), optarg));
 				return EXIT_TOOL_FAILURE;
 			}
 			*pid = v;
@@ -342,7 +344,8 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 		}
 	}
 	if (optind < argc) {
-		warn("doctor: unexpected argument '%s'", argv[optind]);
+		warn("doctor: unexpected argument '%s'",
+		     escape_arg(safe, sizeof(safe), argv[optind]));
 		return EXIT_TOOL_FAILURE;
 	}
 	return 0;

@@ -123,6 +123,7 @@ int launch_prepare(struct launch *l, char **argv, const char *user,
 
 int launch_release(struct launch *l, const char *prog)
 {
+	char safe[256];
 	int child_errno = 0;
 	ssize_t n;
 
@@ -144,7 +145,8 @@ int launch_release(struct launch *l, const char *prog)
 		warn("run: cannot switch to the user: %s", strerror(-child_errno));
 		return EXIT_TOOL_FAILURE;
 	}
-	warn("%s: %s", prog, strerror(child_errno));
+	warn("%s: %s", escape_arg(safe, sizeof(safe), prog),
+	     strerror(child_errno));
 	return child_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 

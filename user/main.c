@@ -3,8 +3,12 @@
  * clocktrace: kernel-versus-userspace clock tracing.
  * One binary, subcommands dispatched from a table (as bpftool does).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "doctor.h"
@@ -35,8 +39,32 @@ static void usage(FILE *f)
 	      "clocktrace --version.\n", f);
 }
 
+/*
+ * Started with stdin, stdout or stderr closed, the next file we open would
+ * take that number: the -o report would then receive our messages (fd 2)
+ * or PROG's output.  /dev/null fills each gap first.
+ */
+static void fill_standard_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int null;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		null = open("/dev/null", O_RDWR);
+		if (null < 0)
+			exit(EXIT_TOOL_FAILURE);
+		/* open() took the lowest free number, which is fd. */
+		if (null != fd)
+			exit(EXIT_TOOL_FAILURE);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	char safe[128];
+
+	fill_standard_fds();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_TOOL_FAILURE;
@@ -50,6 +78,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	warn("unknown command '%s' (see clocktrace --help)", argv[1]);
+	warn("unknown command '%s' (see clocktrace --help)",
+	     escape_arg(safe, sizeof(safe), argv[1]));
 	return EXIT_TOOL_FAILURE;
 }

@@ -207,3 +207,28 @@ void proc_for_each(void (*fn)(pid_t pid, void *ctx), void *ctx)
 	}
 	closedir(d);
 }
+
+int proc_stat_parse(const char *buf, char *state, unsigned long *flags)
+{
+	/* comm may hold spaces and ')': the last ')' ends it. */
+	const char *s = strrchr(buf, ')');
+
+	if (!s || sscanf(s + 1, " %c %*d %*d %*d %*d %*d %lu", state,
+			 flags) != 2)
+		return -1;
+	return 0;
+}
+
+int proc_state(pid_t pid, char *state, unsigned long *flags)
+{
+	char path[64], *buf;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	buf = read_file(path, 4096, NULL);
+	if (!buf)
+		return -1;
+	err = proc_stat_parse(buf, state, flags);
+	free(buf);
+	return err;
+}

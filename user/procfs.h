@@ -42,6 +42,16 @@ char *proc_exe(pid_t pid);
 pid_t proc_ppid(pid_t pid);
 bool proc_exists(pid_t pid);
 
+/* PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h). */
+#define PROC_FLAG_KTHREAD	0x00200000ul
+
+/*
+ * The state letter (R, S, Z, X, ...) and the flags of a NUL-terminated
+ * /proc/PID/stat line; 0 on success.
+ */
+int proc_stat_parse(const char *buf, char *state, unsigned long *flags);
+int proc_state(pid_t pid, char *state, unsigned long *flags);
+
 /* Calls fn for every process on the machine. */
 void proc_for_each(void (*fn)(pid_t pid, void *ctx), void *ctx);
 

@@ -58,7 +58,7 @@ int cmd_run(int argc, char **argv)
 	struct session *s = session_new(MODE_RUN, argc, argv, &err);
 
 	if (!err)
-		err = open_report(s->env.output, &s->out, stderr);
+		err = report_file_open(&s->report, s->env.output, stderr);
 	if (err)
 		goto out;
 	warn_root_prog(&s->env);
@@ -81,6 +81,11 @@ int cmd_run(int argc, char **argv)
 	if (!s->abort_signal) {
 		session_finish_model(s);
 		session_write_report(s);
+		/* PROG's status must not hide that its report was lost. */
+		if (session_commit_report(s)) {
+			err = EXIT_TOOL_FAILURE;
+			goto out;
+		}
 	}
 	err = run_status(s);
 out:

@@ -221,8 +221,7 @@ void session_free(struct session *s)
 {
 	launch_abort(&s->launch);
 	session_teardown(s);
-	if (s->out && s->out != stderr && s->out != stdout)
-		fclose(s->out);
+	report_file_discard(&s->report);
 	model_free(&s->model);
 	model_free(&s->prev);
 	free(s->env.pids);
@@ -282,10 +281,16 @@ static bool handle_signal(struct session *s)
 	return false;
 }
 
+/*
+ * PROG's pidfd stays readable once PROG has exited: it leaves the epoll
+ * set at the first wake-up, or --follow would spin on it until the last
+ * descendant is gone.
+ */
 static void reap_prog(struct session *s)
 {
 	int status;
 
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->launch.pidfd, NULL);
 	if (waitpid(s->launch.pid, &status, WNOHANG) != s->launch.pid)
 		return;
 	s->prog_exited = true;
@@ -295,22 +300,22 @@ static void reap_prog(struct session *s)
 
 /*
  * OpenMetrics into a file is a snapshot, not a log: each interval and the
- * final report replace what the file held, so a textfile collector never
- * reads two expositions of the same series.
+ * final report replace what the file held (renamed into place whole), so a
+ * textfile collector never reads two expositions, nor half of one.
  */
 void session_write_openmetrics(struct session *s, const struct model *m)
 {
-	struct stat st;
+	FILE *f = report_file_stream(&s->report);
 
-	if (s->out != stdout && s->out != stderr &&
-	    !fstat(fileno(s->out), &st) && S_ISREG(st.st_mode)) {
-		fflush(s->out);
-		if (ftruncate(fileno(s->out), 0))
-			warn("cannot rewrite %s: %s", s->env.output,
-			     strerror(errno));
-		rewind(s->out);
-	}
-	report_openmetrics(s->out, m);
+	if (!f)
+		return;
+	report_openmetrics(f, m);
+	report_file_snapshot(&s->report);
+}
+
+int session_commit_report(struct session *s)
+{
+	return report_file_commit(&s->report);
 }
 
 static void print_interval(struct session *s)
@@ -318,6 +323,7 @@ static void print_interval(struct session *s)
 	struct model delta = {};
 	struct findings fs = {};
 	struct report_opts ro = { .top_n = s->env.top_n ? s->env.top_n : 10 };
+	FILE *f = report_file_stream(&s->report);
 	char label[64] = "";
 
 	tracer_poll_events(&s->tracer);
@@ -333,12 +339,14 @@ static void print_interval(struct session *s)
 	}
 	ro.interval_label = label;
 	findings_build(&delta, &fs);
-	if (s->env.format == FORMAT_JSON)
-		report_json(s->out, &delta, &fs, false);
-	else if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
+	else if (!f)
+		;	/* a write failed: said once, the end will say 125 */
+	else if (s->env.format == FORMAT_JSON)
+		report_json(f, &delta, &fs, false);
 	else
-		report_interval_text(s->out, &delta, &ro);
+		report_interval_text(f, &delta, &ro);
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
@@ -347,7 +355,7 @@ static void print_interval(struct session *s)
 void session_start_status(struct session *s)
 {
 	/* Interval reports would interleave with it. */
-	s->status = isatty(STDERR_FILENO) && s->env.interval == 0;
+	s->status = term_can_redraw(STDERR_FILENO) && s->env.interval == 0;
 	s->status_ns = now_ns();
 }
 
@@ -373,6 +381,23 @@ static void update_status(struct session *s)
 		s->model.nprocs, fmt_count(ev, sizeof(ev), model_events(&s->model)),
 		(unsigned long long)model_lost(&s->model));
 	fflush(stderr);
+}
+
+/*
+ * Reading every map is the costly part of a wake-up: ask again only when an
+ * exit was notified since, or a second went by (a notice lost to a full
+ * ring buffer must not keep us waiting forever).
+ */
+static bool all_gone(struct session *s)
+{
+	uint64_t now = now_ns();
+
+	if (s->exits_seen == s->exits_checked &&
+	    now - s->alive_checked_ns < 1000000000ull)
+		return false;
+	s->exits_checked = s->exits_seen;
+	s->alive_checked_ns = now;
+	return !session_any_alive(s);
 }
 
 static void die_of_signal(int sig)
@@ -434,11 +459,13 @@ static void loop_until_done(struct session *s)
 		if (deadline && now_ns() >= deadline)
 			return;
 		if (s->env.mode == MODE_RUN && s->prog_exited &&
-		    (!s->env.follow || !session_any_alive(s)))
+		    (!s->env.follow || all_gone(s)))
 			return;
-		/* By name, a new target may exec any time: wait for -d or ^C. */
-		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
-		    s->exits_seen && !session_any_alive(s))
+		/*
+		 * By name, a new target may exec any time: wait for -d or ^C.
+		 * By pid, end when all are gone, even if no exit notice came.
+		 */
+		if (s->env.mode == MODE_ATTACH && !s->env.comm && all_gone(s))
 			return;
 	}
 }
@@ -481,17 +508,19 @@ void session_write_report(struct session *s)
 		.top_n = s->env.top_n,
 		.per_process = s->env.per_process,
 	};
+	FILE *f = report_file_stream(&s->report);
 
 	findings_build(&s->model, &fs);
-	if (s->env.format == FORMAT_JSON)
-		report_json(s->out, &s->model, &fs, true);
-	else if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
+	else if (!f)
+		;	/* a write failed: said once, the end says 125 */
+	else if (s->env.format == FORMAT_JSON)
+		report_json(f, &s->model, &fs, true);
 	else if (s->env.format == FORMAT_FOLDED)
-		report_folded(s->out, &s->model);
+		report_folded(f, &s->model);
 	else
-		report_text(s->out, &s->model, &fs, &ro);
+		report_text(f, &s->model, &fs, &ro);
 	findings_free(&fs);
-	fflush(s->out);
 }
 

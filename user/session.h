@@ -10,6 +10,7 @@
 #include "lang_probe.h"
 #include "libc_probe.h"
 #include "model.h"
+#include "report_file.h"
 #include "tracer.h"
 
 struct session {
@@ -20,7 +21,7 @@ struct session {
 	struct launch launch;
 	struct model model;
 	struct model prev;		/* at the last interval report */
-	FILE *out;
+	struct report_file report;	/* -o, or stderr (top: stdout) */
 	sigset_t old_mask;
 	int epfd;
 	int sigfd;
@@ -31,6 +32,8 @@ struct session {
 	bool prog_exited;
 	int prog_status;
 	uint64_t exits_seen;
+	uint64_t exits_checked;		/* exits_seen at the last liveness check */
+	uint64_t alive_checked_ns;
 	bool status;			/* a live status line on stderr */
 	uint64_t status_ns;
 };
@@ -55,6 +58,11 @@ void session_finish_model(struct session *s);
 void session_start_status(struct session *s);
 void session_stop_status(struct session *s);
 void session_write_report(struct session *s);
+/*
+ * The report written, checked and in place: 0, or EXIT_TOOL_FAILURE after
+ * one line (a write failed: the status must not say success).
+ */
+int session_commit_report(struct session *s);
 /* To a file, each exposition replaces the last (a snapshot, not a log). */
 void session_write_openmetrics(struct session *s, const struct model *m);
 

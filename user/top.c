@@ -147,10 +147,11 @@ static void row_facts(struct row_facts *f, const struct top_row *r,
 	f->finding = short_finding(r, f->tz_state, clocksource, secs);
 }
 
-static void print_screen(struct session *s, const struct top_row *rows,
-			 size_t n, double secs, bool tty)
+static void print_screen(struct session *s, FILE *out,
+			 const struct top_row *rows, size_t n, double secs)
 {
 	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	bool tty = term_can_redraw(fileno(out));
 	char stamp[32];
 	time_t t = time(NULL);
 	struct tm tm;
@@ -158,12 +159,12 @@ static void print_screen(struct session *s, const struct top_row *rows,
 	localtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	if (tty)
-		fputs("\033[H\033[2J", s->out);
-	fprintf(s->out, "clocktrace top - %s, %zu active processes, "
+		fputs("\033[H\033[2J", out);
+	fprintf(out, "clocktrace top - %s, %zu active processes, "
 		"clocksource %s, %llu lost\n", stamp, n,
 		s->model.clocksource[0] ? s->model.clocksource : "?",
 		(unsigned long long)model_lost(&s->model));
-	fprintf(s->out, "%8s %-16s %10s %10s %-26s %-16s %s\n", "PID", "COMM",
+	fprintf(out, "%8s %-16s %10s %10s %-26s %-16s %s\n", "PID", "COMM",
 		"TZ/s", "CLOCK/s", "TOP CLOCK", "TZ", "FINDING");
 	for (size_t i = 0; i < n && i < top; i++) {
 		struct row_facts f = {};
@@ -173,7 +174,7 @@ static void print_screen(struct session *s, const struct top_row *rows,
 		comm = escape_dup(f.comm, ESCAPE_TEXT);
 		tz = f.tz_state == ENV_SET ? escape_dup(f.tz, ESCAPE_TEXT) :
 		     xstrdup(f.tz_state == ENV_UNSET ? "(unset)" : "?");
-		fprintf(s->out, "%8d %-16s %10.0f %10.0f %-26s %-16s %s\n",
+		fprintf(out, "%8d %-16s %10.0f %10.0f %-26s %-16s %s\n",
 			rows[i].pid, comm, rows[i].tz_rate,
 			rows[i].clock_rate, f.clock, tz, f.finding);
 		free(comm);
@@ -181,17 +182,17 @@ static void print_screen(struct session *s, const struct top_row *rows,
 		free(f.tz);
 	}
 	if (!tty)
-		fputc('\n', s->out);
-	fflush(s->out);
+		fputc('\n', out);
+	fflush(out);
 }
 
-static void print_json_line(struct session *s, const struct top_row *rows,
-			    size_t n, double secs)
+static void print_json_line(struct session *s, FILE *out,
+			    const struct top_row *rows, size_t n, double secs)
 {
 	unsigned int top = s->env.top_n ? s->env.top_n : 20;
 	struct json j;
 
-	json_init(&j, s->out, false);
+	json_init(&j, out, false);
 	json_obj_begin(&j, NULL);
 	json_u64(&j, "time", realtime_ns() / 1000000000ull);
 	json_double(&j, "interval_s", secs);
@@ -225,6 +226,7 @@ static void print_json_line(struct session *s, const struct top_row *rows,
 static void refresh(struct session *s, uint64_t *last_ns)
 {
 	struct model cur = { .mode = "top" };
+	FILE *out = report_file_stream(&s->report);
 	struct top_row *rows;
 	uint64_t now = now_ns();
 	double secs = (now - *last_ns) / 1e9;
@@ -237,12 +239,14 @@ static void refresh(struct session *s, uint64_t *last_ns)
 	cur.end_ns = now;
 	memcpy(cur.clocksource, s->model.clocksource, sizeof(cur.clocksource));
 	n = rank(&cur, &s->prev, secs > 0 ? secs : 1e-9, &rows);
-	if (s->env.format == FORMAT_JSON)
-		print_json_line(s, rows, n, secs);
-	else if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &cur);
+	else if (!out)
+		;	/* a write failed: said once, the end says 125 */
+	else if (s->env.format == FORMAT_JSON)
+		print_json_line(s, out, rows, n, secs);
 	else
-		print_screen(s, rows, n, secs, isatty(fileno(s->out)));
+		print_screen(s, out, rows, n, secs);
 	free(rows);
 	model_free(&s->prev);
 	s->prev = cur;
@@ -287,7 +291,7 @@ int cmd_top(int argc, char **argv)
 	struct session *s = session_new(MODE_TOP, argc, argv, &err);
 
 	if (!err)
-		err = open_report(s->env.output, &s->out, stdout);
+		err = report_file_open(&s->report, s->env.output, stdout);
 	if (err)
 		goto out;
 	err = EXIT_TOOL_FAILURE;
@@ -298,7 +302,7 @@ int cmd_top(int argc, char **argv)
 	if (session_add_timer(s, s->env.interval, &s->timerfd))
 		goto out;
 	top_loop(s);
-	err = 0;
+	err = session_commit_report(s);
 out:
 	session_free(s);
 	return err < 0 ? 0 : err;

@@ -240,6 +240,23 @@ int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
 	return 0;
 }
 
+int tracer_proc_exit_seen(struct tracer *t, pid_t pid)
+{
+	__u32 key = pid;
+	struct proc p;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &key, &p))
+		return -1;
+	return !!(p.flags & PROC_EXITED);
+}
+
+void tracer_forget_proc(struct tracer *t, pid_t pid)
+{
+	__u32 key = pid;
+
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.procs), &key);
+}
+
 /*
  * A path read at an access is cut at TZ_PATH_LEN - 1 bytes: a longer file
  * would look like one of that length, so only shorter paths are watched.

@@ -47,6 +47,13 @@ int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
  * The TZ=:file and TZDIR of a process already running (attach targets);
  * the kernel side reads them itself at every exec and fork.
  */
+/*
+ * 1 when the kernel side saw PID exit, 0 when it did not (yet), -1 when
+ * PID is not traced.
+ */
+int tracer_proc_exit_seen(struct tracer *t, pid_t pid);
+/* A process that exited before it could be traced: not one of ours. */
+void tracer_forget_proc(struct tracer *t, pid_t pid);
 int tracer_set_proc_tz(struct tracer *t, pid_t pid, const char *tz,
 		       const char *tzdir);
 

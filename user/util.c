@@ -22,32 +22,56 @@ void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * Plain decimal digits only: strtoull alone would also take leading blanks,
+ * a sign, and (with base 0) hex, which a user never meant.
+ */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (*end)
 		return -EINVAL;
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	if (v < min)
+		return -EDOM;
 	*out = v;
 	return 0;
 }
 
+/* DIGITS[.DIGITS]: no sign, blank, exponent, hex, inf or nan. */
+static bool is_plain_decimal(const char *s)
+{
+	size_t int_digits = strspn(s, "0123456789"), frac_digits = 0;
+
+	if (s[int_digits] == '.')
+		frac_digits = strspn(s + int_digits + 1, "0123456789");
+	if (!int_digits && !frac_digits)
+		return false;
+	s += int_digits;
+	if (*s == '.')
+		s += 1 + frac_digits;
+	return !*s;
+}
+
 int parse_seconds(const char *s, double max, double *out)
 {
-	char *end;
 	double v;
 
-	if (!s || !*s)
+	if (!s || !is_plain_decimal(s))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > max)
-		return -EINVAL;
+	v = strtod(s, NULL);
+	if (v > max)
+		return -ERANGE;
+	/* Below a microsecond no timer of ours can tell the difference. */
+	if (v < 1e-6)
+		return -EDOM;
 	*out = v;
 	return 0;
 }
@@ -163,45 +187,15 @@ char *xasprintf(const char *fmt, ...)
 	return check_alloc(n < 0 ? NULL : s);
 }
 
-int open_report(const char *path, FILE **out, FILE *dflt)
+char *escape_arg(char *buf, size_t size, const char *arg)
 {
-	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
-	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
-	bool created = true;
-	int fd;
+	escape_bytes(buf, size, arg, strlen(arg));
+	return buf;
+}
 
-	if (!path) {
-		*out = dflt;
-		return 0;
-	}
-	/*
-	 * Never follow a link planted where root writes the report, and know
-	 * whether the file is new: only a new one may change owner.
-	 */
-	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
-	if (fd < 0 && errno == EEXIST) {
-		created = false;
-		fd = open(path, flags | O_TRUNC);
-	}
-	if (fd < 0) {
-		warn("cannot write %s: %s", path,
-		     errno == ELOOP ? "it is a symbolic link (not followed)" :
-		     strerror(errno));
-		return EXIT_TOOL_FAILURE;
-	}
-	/*
-	 * Under sudo, a report we created belongs to the user who asked for
-	 * it; an existing file keeps its owner (it may be root's own).
-	 */
-	if (created && sudo_uid && sudo_gid && geteuid() == 0) {
-		uint64_t uid, gid;
+bool term_can_redraw(int fd)
+{
+	const char *term = getenv("TERM");
 
-		if (!parse_u64(sudo_uid, 0, UINT32_MAX, &uid) &&
-		    !parse_u64(sudo_gid, 0, UINT32_MAX, &gid) &&
-		    fchown(fd, uid, gid))
-			warn("cannot give %s to uid %s: %s", path, sudo_uid,
-			     strerror(errno));
-	}
-	*out = fdopen(fd, "w");
-	return *out ? 0 : EXIT_TOOL_FAILURE;
+	return isatty(fd) && term && *term && strcmp(term, "dumb");
 }

@@ -17,8 +17,12 @@
 /* One line on stderr, prefixed with the program's name. */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Both return 0, -EINVAL (not a plain decimal number), -ERANGE (above max)
+ * or -EDOM (below min; for seconds: below a microsecond).
+ */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* Seconds as a decimal ("0.5", "10"), strictly positive and at most max. */
+/* Seconds as a plain decimal ("0.5", "10"): no sign, exponent or hex. */
 int parse_seconds(const char *s, double max, double *out);
 
 uint64_t now_ns(void);		/* CLOCK_MONOTONIC, the base of bpf_ktime_get_ns */
@@ -35,13 +39,14 @@ char *fmt_duration(char *buf, size_t size, double ns);
  * terminated.  Where a cut could merge two names, use escape_dup().
  */
 void escape_bytes(char *dst, size_t size, const char *src, size_t len);
+/* A command-line argument echoed in a message, escaped likewise; buf. */
+char *escape_arg(char *buf, size_t size, const char *arg);
 
 /*
- * -o FILE for every command: never follows a symbolic link at FILE, and
- * under sudo the file belongs to the user who asked.  dflt when path is
- * NULL.  Returns 0 or EXIT_TOOL_FAILURE after one line on stderr.
+ * A terminal that understands the cursor and erase codes we redraw with:
+ * not a file, not TERM=dumb (Emacs' shell), not TERM unset.
  */
-int open_report(const char *path, FILE **out, FILE *dflt);
+bool term_can_redraw(int fd);
 
 /*
  * Opens for reading a file whose path a traced program controls: only a

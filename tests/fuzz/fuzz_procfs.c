@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer: the parsers of what /proc holds about a traced (so hostile)
- * process.  environ_lookup on a NUL-separated block, maps_parse_line on
+ * process.  proc_stat_parse on a stat line (first byte 0xfe),
+ * environ_lookup on a NUL-separated block, maps_parse_line on
  * one line.  The answers must point inside the input and mean what the
  * input says.
  */
@@ -67,11 +68,26 @@ static void fuzz_maps(const uint8_t *data, size_t size)
 	free(line);
 }
 
+/* /proc/PID/stat: a comm of any bytes, then fields that may be missing. */
+static void fuzz_stat(const uint8_t *data, size_t size)
+{
+	char *line = malloc(size + 1), state = 0;
+	unsigned long flags = 0;
+
+	memcpy(line, data, size);
+	line[size] = '\0';
+	if (!proc_stat_parse(line, &state, &flags) && !strrchr(line, ')'))
+		abort();
+	free(line);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	if (data[0] & 1)
+	if (data[0] == 0xfe)
+		fuzz_stat(data + 1, size - 1);
+	else if (data[0] & 1)
 		fuzz_maps(data + 1, size - 1);
 	else
 		fuzz_environ(data + 1, size - 1);
