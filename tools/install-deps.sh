@@ -6,14 +6,15 @@ set -e
 # Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
 # lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
-# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.  The
+# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck; dwz
+# (DWARF that points at a supplementary file, tests/hostile.bats).  The
 # kernel matrix (make vmtest): qemu for both architectures, a static busybox
 # and cpio for the guests' initramfs, the arm64 cross compiler.
 # The libraries linked statically, also installed for arm64 (make ARCH=arm64).
 STATIC_DEV="libbpf-dev libelf-dev libdw-dev liblzma-dev libbz2-dev zlib1g-dev"
 PKGS="clang llvm bpftool $STATIC_DEV pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
-libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps
+libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross"
 # Extras for one target only: the quick make test must not need them.
