@@ -2,7 +2,8 @@
 # clocktrace: make [V=1] [SANITIZE=1] | make test | make demo | make bench
 
 VERSION		:= 0.1.0
-ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOST_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH		:= $(HOST_ARCH)
 OUT		:= build
 CLANG		?= clang
 BPFTOOL		?= bpftool
@@ -27,6 +28,17 @@ LIBS_STATIC	:= -lbpf -ldw -lelf -lz -llzma -lbz2
 LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
 # libbpf's reads of the kernel BTF go through user/btf_vmlinux.c.
 WRAP_LDFLAGS	:= -Wl,--wrap=btf__load_vmlinux_btf
+
+# make ARCH=arm64: Debian's cross compiler and the arm64 multiarch libraries
+# (make deps-arm64), everything under build-arm64/: build-arm64/clocktrace
+# and build-arm64/tools/*.  The native build is left alone.
+CROSS_COMPILE_arm64 := aarch64-linux-gnu-
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS		:= 1
+CROSS_COMPILE	?= $(CROSS_COMPILE_$(ARCH))
+CC		:= $(CROSS_COMPILE)gcc
+OUT		:= build-$(ARCH)
+endif
 
 ifeq ($(SANITIZE),1)
 CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -57,12 +69,21 @@ PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
-.PHONY: all clean deps test unit-test integration-test demo bench vmlinux \
-	workloads
-
-all: clocktrace workloads
+.PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench \
+	vmlinux vmlinux-image workloads vmtest vmtest-readme
 
 include tools/Makefile.workloads
+
+ifeq ($(CROSS),1)
+# The packages first: a fresh machine has no arm64 libbpf yet.
+all: deps-$(ARCH)
+	$(Q)$(MAKE) --no-print-directory cross-build
+
+.PHONY: cross-build
+cross-build: $(OUT)/clocktrace $(CROSS_WORKLOADS)
+else
+all: clocktrace workloads
+endif
 
 # A rename, so a running clocktrace never blocks the copy (text file busy).
 clocktrace: $(OUT)/clocktrace
@@ -106,8 +127,19 @@ $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
 
+# vmlinux/arm64/vmlinux.h is Debian 12's arm64 cloud kernel's BTF (6.1.0-50):
+#   make vmlinux-image ARCH=arm64 IMAGE=.../boot/vmlinuz-6.1.0-50-cloud-arm64
+vmlinux-image:
+	$(Q)mkdir -p $(OUT)
+	$(Q)tools/kernel-btf.py $(IMAGE) > $(OUT)/vmlinux.btf
+	$(BPFTOOL) btf dump file $(OUT)/vmlinux.btf format c > vmlinux/$(ARCH)/vmlinux.h
+
+# make test cross-builds arm64 (make deb, the kernel matrix's arm64 guest).
 deps:
-	$(Q)tools/install-deps.sh
+	$(Q)tools/install-deps.sh $(if $(filter x86,$(HOST_ARCH)),arm64)
+
+deps-arm64:
+	$(Q)tools/install-deps.sh arm64
 
 unit-test: $(UNIT_BINS)
 	$(Q)tools/run-tests.sh unit $(UNIT_BINS)
@@ -119,7 +151,7 @@ integration-test: clocktrace workloads
 # ASan and UBSan, and the package is tried in a minimal Debian root (about
 # 80 s the first time: it downloads a base system); locally, make
 # test-sanitize and make chroot-test do that on their own.
-TEST_STEPS	:= fuzz-smoke lint $(if $(filter true,$(CI)),test-sanitize chroot-test)
+TEST_STEPS	:= fuzz-smoke lint vmtest $(if $(filter true,$(CI)),test-sanitize chroot-test)
 
 # A static glibc and a static musl build: programs with no libc to probe.
 TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl
@@ -128,6 +160,23 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS) \
 		$(OUT)/core_btf_equal
 	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/*.bats -- $(TEST_STEPS)
+
+# The kernel matrix: each kernel booted under qemu (TCG) runs an integration
+# subset inside (tools/vmtest/run.sh).  One kernel a line,
+# ARCH:SUITE:PACKAGE:SUBSET; apt takes the newest package of that name in
+# Debian's SUITE.  SUBSET: full, or small where TCG is slow.
+VMTEST_KERNELS	:= \
+	x86_64:bullseye:linux-image-5.10.0-*-cloud-amd64-unsigned:full \
+	x86_64:bookworm:linux-image-6.1.0-*-cloud-amd64-unsigned:full \
+	x86_64:trixie:linux-image-6.12.*-cloud-amd64-unsigned:full \
+	arm64:bookworm:linux-image-6.1.0-*-cloud-arm64-unsigned:small
+
+vmtest: all
+	$(Q)tools/vmtest/run.sh $(foreach k,$(VMTEST_KERNELS),'$(k)')
+
+# The README's table of tested kernels, from the last make vmtest.
+vmtest-readme:
+	$(Q)tools/vmtest/table.sh README.md
 
 # The seeds' reproducer traced twice: TZ unset, then with the fix.
 demo: deps
@@ -141,7 +190,7 @@ bench: deps
 	tools/bench.sh
 
 clean:
-	rm -rf build build-san clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl
+	rm -rf build build-san build-arm64 clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl
 
 include tests/fuzz/Makefile.fuzz
 include packaging/Makefile.pkg

@@ -21,6 +21,14 @@ const volatile bool trace_all = false;	/* top: every process */
 const volatile __u32 self_tgid = 0;	/* never count ourselves */
 /* attach --comm: a process that execs into this name is a target too. */
 const volatile char target_comm[COMM_LEN] = {};
+/*
+ * Linux >= 5.11: task storage and bpf_get_current_task_btf, probed by
+ * userspace (user/variant.c).  The verifier prunes the branch this constant
+ * rules out, so an older kernel never sees a helper it does not know.
+ * Features whose mere presence an old kernel refuses (compare-and-swap, a
+ * bpf_loop callback) are in separate programs instead.
+ */
+const volatile bool has_task_storage = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -61,9 +69,20 @@ struct {
 	__type(value, struct proc_tz);
 } proc_tz SEC(".maps");
 
-/* Scratch for exec: one environment entry, and the proc_tz being built. */
+struct env_walk {
+	__u64 ptr;		/* the next entry, in the new process's memory */
+	__u64 end;
+	bool cont;		/* it continues an entry too long for one read */
+};
+
+/*
+ * Scratch for exec: one environment entry, the proc_tz being built and
+ * where the walk is (here, not on the stack, so that the step that reads
+ * one entry can be a global function that takes no pointer).
+ */
 struct env_scratch {
 	struct proc_tz tz;
+	struct env_walk walk;
 	char entry[ENV_ENTRY_LEN];
 };
 
@@ -98,6 +117,11 @@ struct thread_state {
 	__u32 libc_overflow;	/* nested entries beyond LIBC_NESTED_MAX */
 };
 
+/*
+ * Task storage where the kernel has it for tracing programs; before 5.11
+ * userspace makes this a hash map keyed by thread id, emptied at each
+ * thread's exit.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -176,9 +200,34 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 	}
 }
 
-static __always_inline void latency_add(struct latency *l, __u64 ns, bool err)
+/*
+ * Before 5.12 the kernel refuses any program that holds a compare-and-swap
+ * (dead code included): there, a concurrent update of the same minimum or
+ * maximum may be lost.  Counts and sums stay exact (fetch-and-add).
+ */
+static __always_inline void plain_min(__u64 *p, __u64 v)
 {
-	__u32 slot = log2_slot(ns);
+	if (v < *p)
+		*p = v;
+}
+
+static __always_inline void plain_max(__u64 *p, __u64 v)
+{
+	if (v > *p)
+		*p = v;
+}
+
+static __always_inline void latency_add(struct latency *l, __u64 ns, bool err,
+					bool cas)
+{
+	/*
+	 * The verifiers of 5.10 and 6.1 carry no bound from a 32-bit compare
+	 * over to the 64-bit register that indexes the map value: hide what
+	 * the compiler knows so that it compares all 64 bits.
+	 */
+	__u64 slot = log2_slot(ns);
+
+	barrier_var(slot);
 
 	__sync_fetch_and_add(&l->count, 1);
 	if (err)
@@ -186,22 +235,42 @@ static __always_inline void latency_add(struct latency *l, __u64 ns, bool err)
 	__sync_fetch_and_add(&l->total_ns, ns);
 	if (slot < HIST_SLOTS)
 		__sync_fetch_and_add(&l->hist[slot], 1);
-	atomic_min(&l->min_ns, ns);
-	atomic_max(&l->max_ns, ns);
+	if (cas) {
+		atomic_min(&l->min_ns, ns);
+		atomic_max(&l->max_ns, ns);
+	} else {
+		plain_min(&l->min_ns, ns);
+		plain_max(&l->max_ns, ns);
+	}
 }
 
 /*
  * The record_* functions are global (not inlined, not static): the verifier
  * checks each once on its own instead of along every path through sys_exit.
  */
-__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err)
+static __always_inline struct latency *latency_of(__u32 tgid, __u32 kind)
 {
 	struct stats_key key = { .tgid = tgid, .kind = kind };
-	struct latency *l;
 
-	l = lookup_or_init(&stats, &key, &latency_init, LOSS_STATS_MAP_FULL);
+	return lookup_or_init(&stats, &key, &latency_init, LOSS_STATS_MAP_FULL);
+}
+
+__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err)
+{
+	struct latency *l = latency_of(tgid, kind);
+
 	if (l)
-		latency_add(l, ns, err);
+		latency_add(l, ns, err, true);
+	return 0;
+}
+
+/* Only in sys_exit_nocas: its caller is what keeps it out of newer loads. */
+__noinline int record_latency_nocas(__u32 tgid, __u32 kind, __u64 ns, int err)
+{
+	struct latency *l = latency_of(tgid, kind);
+
+	if (l)
+		latency_add(l, ns, err, false);
 	return 0;
 }
 
@@ -272,10 +341,33 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err)
 	return 1;
 }
 
+static __always_inline struct thread_state *thread_state_by_tid(bool create)
+{
+	static const struct thread_state fresh;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *ts = bpf_map_lookup_elem(&thread_states, &tid);
+
+	if (ts || !create)
+		return ts;
+	bpf_map_update_elem(&thread_states, &tid, &fresh, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&thread_states, &tid);
+}
+
 static __always_inline struct thread_state *thread_state(bool create)
 {
+	if (!has_task_storage)
+		return thread_state_by_tid(create);
 	return bpf_task_storage_get(&thread_states, bpf_get_current_task_btf(),
 				    0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* Thread ids are reused: the hash map forgets each thread at its exit. */
+static __always_inline void forget_thread(struct task_struct *p)
+{
+	__u32 tid = p->pid;
+
+	if (!has_task_storage)
+		bpf_map_delete_elem(&thread_states, &tid);
 }
 
 #include "lang.bpf.h"
@@ -289,7 +381,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 
 	/* Every syscall on the machine comes here: no helper call until the
 	 * switch has said this one matters. */
-	if (kind < 0 || compat_syscall())
+	if (kind < 0 || compat_syscall(has_task_storage))
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!is_traced(tgid))
@@ -301,9 +393,9 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	}
 	ts->sys_nr = nr;
 	if (kind >= KIND_FIRST_TZ && !path_arg_first(nr))
-		ts->sys_arg = regs->si;
+		ts->sys_arg = SYSCALL_ARG1(regs);
 	else
-		ts->sys_arg = regs->di;
+		ts->sys_arg = SYSCALL_ARG0(regs);
 	ts->sys_start_ns = bpf_ktime_get_ns();
 	return 0;
 }
@@ -312,10 +404,9 @@ static __always_inline void attribute_to_libc(struct thread_state *ts,
 					      __u32 tgid, __u32 kind, __u64 ns);
 __noinline int libc_attribute(__u32 tgid, __u32 fn, __u32 kind, __u64 ns);
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 {
-	long nr = regs->orig_ax;
+	long nr = SYSCALL_NR(regs);
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
 	__u32 tgid;
@@ -332,7 +423,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (kind >= KIND_FIRST_TZ &&
 	    !record_tz_path(tgid, kind, ts->sys_arg, ret < 0))
 		return 0;
-	record_latency(tgid, kind, ns, ret < 0);
+	if (cas)
+		record_latency(tgid, kind, ns, ret < 0);
+	else
+		record_latency_nocas(tgid, kind, ns, ret < 0);
 	if (kind == KIND_CLOCK_GETTIME)
 		record_clockid(tgid, (__s32)ts->sys_arg);
 	if (ts->libc_fn)
@@ -340,6 +434,19 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (lang_enabled)
 		lang_attribute(tgid, kind, ts->libc_fn);
 	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(regs, ret, true);
+}
+
+/* Loaded instead of sys_exit where the kernel has no compare-and-swap. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit_nocas, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(regs, ret, false);
 }
 
 static __always_inline void fill_event(struct event *e, __u32 type,
@@ -385,12 +492,6 @@ static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
 	bpf_ringbuf_submit(e, 0);
 }
 
-struct env_walk {
-	__u64 ptr;		/* the next entry, in the new process's memory */
-	__u64 end;
-	bool cont;		/* it continues an entry too long for one read */
-};
-
 static __always_inline struct env_scratch *env_scratch_get(void)
 {
 	__u32 zero = 0;
@@ -434,14 +535,20 @@ static __always_inline void note_tz_entry(struct env_scratch *s, long n)
 	u->len = len;
 }
 
-/* One environment entry per call: a bpf_loop callback, verified once. */
-static long env_entry(__u32 i, void *data)
+/*
+ * One environment entry per call; 1 when the walk is over.  Global, so the
+ * verifier checks it once, whether bpf_loop or a bounded loop calls it.
+ */
+__noinline int env_entry(void)
 {
 	struct env_scratch *s = env_scratch_get();
-	struct env_walk *w = data;
+	struct env_walk *w;
 	long n;
 
-	if (!s || w->ptr >= w->end)
+	if (!s)
+		return 1;
+	w = &s->walk;
+	if (w->ptr >= w->end)
 		return 1;
 	n = bpf_probe_read_user_str(s->entry, sizeof(s->entry),
 				    (const void *)w->ptr);
@@ -454,23 +561,46 @@ static long env_entry(__u32 i, void *data)
 	return 0;
 }
 
+static long env_entry_cb(__u32 i, void *data)
+{
+	/* The verifier wants 0 or 1 and knows nothing of a global's result. */
+	return env_entry() ? 1 : 0;
+}
+
+/*
+ * Both walk ENV_ENTRIES_MAX entries at most: the bounded loop costs the
+ * verifier a few instructions per turn, since the step is verified once.
+ * Not a rodata switch: a kernel without bpf_loop also refuses the
+ * callback's address, even in code that never runs.
+ */
+static __always_inline void walk_env(bool loop_helper)
+{
+	if (loop_helper) {
+		bpf_loop(ENV_ENTRIES_MAX, env_entry_cb, NULL, 0);
+		return;
+	}
+	for (int i = 0; i < ENV_ENTRIES_MAX; i++)
+		if (env_entry())
+			break;
+}
+
 /*
  * At exec the new environment was just copied onto the new stack: it is
  * resident, and it is read before the program runs a single instruction.
  */
-static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid)
+static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid,
+					  bool loop_helper)
 {
-	struct env_walk w = {
-		.ptr = BPF_CORE_READ(p, mm, env_start),
-		.end = BPF_CORE_READ(p, mm, env_end),
-	};
 	struct env_scratch *s = env_scratch_get();
 
 	if (!s)
 		return;
 	__builtin_memset(&s->tz, 0, sizeof(s->tz));
-	bpf_loop(ENV_ENTRIES_MAX, env_entry, &w, 0);
-	if (w.ptr < w.end)
+	s->walk.ptr = BPF_CORE_READ(p, mm, env_start);
+	s->walk.end = BPF_CORE_READ(p, mm, env_end);
+	s->walk.cont = false;
+	walk_env(loop_helper);
+	if (s->walk.ptr < s->walk.end)
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 	if (!s->tz.file.len && !s->tz.dir.len)
 		bpf_map_delete_elem(&proc_tz, &tgid);
@@ -550,9 +680,8 @@ static __always_inline struct proc *add_comm_target(struct task_struct *p,
 	return bpf_map_lookup_elem(&procs, &tgid);
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
+static __always_inline int on_exec(struct task_struct *p,
+				   struct linux_binprm *bprm, bool loop_helper)
 {
 	__u32 tgid = p->tgid;
 	struct proc *proc = bpf_map_lookup_elem(&procs, &tgid);
@@ -563,9 +692,24 @@ int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	proc->flags |= PROC_EXECED;
 	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
-	read_exec_env(p, tgid);
+	read_exec_env(p, tgid, loop_helper);
 	emit_exec(p, proc->ppid, bprm);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return on_exec(p, bprm, true);
+}
+
+/* Loaded instead of sched_exec where the kernel has no bpf_loop. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_exec_bounded, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return on_exec(p, bprm, false);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -576,6 +720,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	__s32 status;
 
 	lang_thread_exit(p->pid);
+	forget_thread(p);
 	/* The process ends with its last thread. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;

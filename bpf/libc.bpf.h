@@ -224,7 +224,8 @@ static __always_inline int leave_timed(struct pt_regs *ctx)
 	if (!s)
 		return 0;
 	__sync_fetch_and_add(&s->calls, 1);
-	latency_add(&s->lat, ns, false);
+	/* --libc needs 5.17 (bpf_find_vma): compare-and-swap is there. */
+	latency_add(&s->lat, ns, false, true);
 	return 0;
 }
 

@@ -25,6 +25,30 @@
 #define NR_faccessat2		439
 /* arch/x86/include/asm/thread_info.h: a 32-bit syscall is in progress. */
 #define TS_COMPAT		0x0002
+#define SYSCALL_ARG0(regs)	((regs)->di)
+#define SYSCALL_ARG1(regs)	((regs)->si)
+#define SYSCALL_NR(regs)	((regs)->orig_ax)
+#elif defined(__TARGET_ARCH_arm64)
+/*
+ * include/uapi/asm-generic/unistd.h: no open, stat, lstat, access,
+ * readlink or time; glibc uses the *at forms, statx and clock_gettime.
+ */
+#define NR_faccessat		48
+#define NR_openat		56
+#define NR_readlinkat		78
+#define NR_newfstatat		79
+#define NR_clock_gettime	113
+#define NR_clock_getres		114
+#define NR_gettimeofday		169
+#define NR_statx		291
+#define NR_openat2		437
+#define NR_faccessat2		439
+/* arch/arm64/include/asm/thread_info.h: an AArch32 task (5.10..6.18). */
+#define TIF_32BIT		22
+/* At exit x0 holds the result: the path pointer was taken at entry. */
+#define SYSCALL_ARG0(regs)	((regs)->orig_x0)
+#define SYSCALL_ARG1(regs)	((regs)->regs[1])
+#define SYSCALL_NR(regs)	((regs)->syscallno)
 #else
 #error "clocktrace: syscall numbers for this architecture are not written yet"
 #endif
@@ -41,24 +65,34 @@ static __always_inline int syscall_kind(long nr)
 		return KIND_CLOCK_GETTIME;
 	case NR_gettimeofday:
 		return KIND_GETTIMEOFDAY;
+#ifdef NR_time
 	case NR_time:
 		return KIND_TIME;
+#endif
 	case NR_clock_getres:
 		return KIND_CLOCK_GETRES;
+#ifdef NR_open
 	case NR_open:
+#endif
 	case NR_openat:
 	case NR_openat2:
 		return KIND_TZ_OPEN;
+#ifdef NR_stat
 	case NR_stat:
 	case NR_lstat:
+#endif
 	case NR_newfstatat:
 	case NR_statx:
 		return KIND_TZ_STAT;
+#ifdef NR_access
 	case NR_access:
+#endif
 	case NR_faccessat:
 	case NR_faccessat2:
 		return KIND_TZ_ACCESS;
+#ifdef NR_readlink
 	case NR_readlink:
+#endif
 	case NR_readlinkat:
 		return KIND_TZ_READLINK;
 	}
@@ -66,22 +100,41 @@ static __always_inline int syscall_kind(long nr)
 }
 
 /*
- * ia32 syscalls (a 32-bit program, or int 0x80 from 64-bit code) have other
- * numbers for the same calls (its 4 is write, not stat): never count them.
- * The kernel clears the flag on every return to user mode.
+ * 32-bit syscalls (ia32: a 32-bit program, or int 0x80 from 64-bit code;
+ * an AArch32 program on arm64) have other numbers for the same calls (ia32's
+ * 4 is write, not stat): never count them.
  */
-static __always_inline bool compat_syscall(void)
+static __always_inline unsigned long compat_bits(struct task_struct *task,
+						 bool btf)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	/* A BTF pointer reads directly: no probe read on this hot path. */
+#if defined(__TARGET_ARCH_x86)
+	/* The kernel clears the flag on every return to user mode. */
+	return (btf ? task->thread_info.status :
+		      BPF_CORE_READ(task, thread_info.status)) & TS_COMPAT;
+#else
+	return (btf ? task->thread_info.flags :
+		      BPF_CORE_READ(task, thread_info.flags)) & (1UL << TIF_32BIT);
+#endif
+}
 
-	return task->thread_info.status & TS_COMPAT;
+/* task_btf: the kernel has bpf_get_current_task_btf (5.11, with task storage). */
+static __always_inline bool compat_syscall(bool task_btf)
+{
+	if (task_btf)
+		return compat_bits(bpf_get_current_task_btf(), true);
+	return compat_bits((void *)bpf_get_current_task(), false);
 }
 
 /* Path syscalls without a directory fd take the path first, the rest second. */
 static __always_inline int path_arg_first(long nr)
 {
+#ifdef NR_open
 	return nr == NR_open || nr == NR_stat || nr == NR_lstat ||
 	       nr == NR_access || nr == NR_readlink;
+#else
+	return 0;
+#endif
 }
 
 #endif /* CLOCKTRACE_SYSCALLS_BPF_H */

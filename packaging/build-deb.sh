@@ -3,7 +3,10 @@
 #
 # Turns an installed tree into a Debian package with dpkg-deb (no debhelper).
 #
-#   packaging/build-deb.sh VERSION STAGING OUTPUT.deb
+#   packaging/build-deb.sh VERSION STAGING OUTPUT.deb [DEBIAN_ARCH]
+#
+# DEBIAN_ARCH defaults to this machine's; a cross build names its own, and
+# STRIP its binutils' strip (aarch64-linux-gnu-strip).
 #
 # STAGING is what `make install DESTDIR=STAGING PREFIX=/usr` left: usr/sbin,
 # usr/share/man/man8, usr/share/bash-completion/completions.  This script
@@ -21,7 +24,8 @@ BIN="$STAGING/usr/sbin/clocktrace"
 die() { echo "build-deb: $*" >&2; exit 1; }
 
 [ -x "$BIN" ] || die "no $BIN (make install DESTDIR=$STAGING PREFIX=/usr)"
-ARCH=$(dpkg --print-architecture)
+ARCH=${4:-$(dpkg --print-architecture)}
+STRIP=${STRIP:-strip}
 
 # What the binary still needs from the system: the C library and nothing
 # else (libbpf, libelf and zlib are linked in).  Anything more is an error
@@ -39,7 +43,7 @@ glibc=$(LC_ALL=C readelf --dyn-syms -W "$BIN" | grep -o '@GLIBC_[0-9.]*' |
 	sed 's/@GLIBC_//' | sort -uV | tail -1)
 DEPENDS="libc6${glibc:+ (>= $glibc)}"
 
-strip --strip-unneeded --remove-section=.comment "$BIN"
+$STRIP --strip-unneeded --remove-section=.comment "$BIN"
 for page in "$STAGING"/usr/share/man/man*/*.[0-9]; do
 	[ -e "$page" ] || continue
 	gzip -9nf "$page"

@@ -19,10 +19,11 @@ mk() {
 		${CLOCKTRACE_MAKEFILE:+-f "$CLOCKTRACE_MAKEFILE"} "$@"
 }
 
-# The package that `make deb` just said it built ("built PATH (...)").
+# The package of ARCH (default: this machine's) that `make deb` just said it
+# built ("built PATH (...)").
 built_deb() {
-	local rel
-	rel=$(echo "$output" | sed -n 's/^built \(.*\.deb\) .*/\1/p')
+	local rel arch=${1:-$(dpkg --print-architecture)}
+	rel=$(echo "$output" | sed -n "s/^built \(.*_$arch\.deb\) .*/\1/p")
 	[ -n "$rel" ] && [ -f "$ROOT/$rel" ] && echo "$ROOT/$rel"
 }
 
@@ -135,6 +136,20 @@ teardown() {
 	[[ $depends =~ ^libc6(\ \(\>=\ [0-9.]+\))?$ ]]
 	[ "$(dpkg-deb -f "$deb" Package)" = clocktrace ]
 	dpkg-deb -f "$deb" Version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+'
+}
+
+@test "package: make deb also builds the arm64 package: an aarch64 binary that needs only libc6" {
+	run mk deb
+	echo "$output"
+	[ "$status" -eq 0 ]
+	deb=$(built_deb arm64)
+	[ "$(dpkg-deb -f "$deb" Architecture)" = arm64 ]
+	[[ $(dpkg-deb -f "$deb" Depends) =~ ^libc6(\ \(\>=\ [0-9.]+\))?$ ]]
+	dpkg-deb -x "$deb" "$TMP/arm64"
+	LC_ALL=C readelf -h "$TMP/arm64/usr/sbin/clocktrace" | grep -q 'Machine: *AArch64'
+	needed=$(LC_ALL=C readelf -d "$TMP/arm64/usr/sbin/clocktrace" |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+	[ "$needed" = "ld-linux-aarch64.so.1 libc.so.6 " ]
 }
 
 @test "package: the deb installs its files and its removal takes them away" {

@@ -6,22 +6,43 @@ set -e
 # Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
 # lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
-# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.
+# parser, libFuzzer's runtime (libclang-rt-14-dev) and cppcheck.  The
+# kernel matrix (make vmtest): qemu for both architectures, a static busybox
+# and cpio for the guests' initramfs, the arm64 cross compiler.
 PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
 zlib1g-dev pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
-libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps"
+libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps
+qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
+libc6-dev-arm64-cross"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
 chroot) PKGS="$PKGS debootstrap" ;;
 # make bench: the peers it compares clocktrace with (a peer that cannot
 # be installed is reported as missing by bench.sh).
 bench) PKGS="$PKGS linux-perf bpftrace bpfcc-tools time hyperfine" ;;
+# make ARCH=arm64: Debian's cross compiler and the arm64 builds of the
+# libraries linked statically (multiarch), qemu to boot an arm64 kernel.
+arm64) PKGS="$PKGS gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64
+libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 zlib1g-dev:arm64
+qemu-system-arm" ;;
 esac
 
 # The flame-graph check (tests) runs stackvis from npm; a machine with its
 # own Node.js keeps it.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+
+# arm64 packages install beside the native ones once dpkg knows the arch.
+add_foreign_arch() {
+	dpkg --print-foreign-architectures | grep -qx "$1" && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "clocktrace: dpkg does not know $1 (run as root: sudo make deps-$1)" >&2
+		exit 1
+	fi
+	dpkg --add-architecture "$1"
+}
+[ "${1:-}" = arm64 ] && [ "$(dpkg --print-architecture)" != arm64 ] &&
+	add_foreign_arch arm64
 
 missing=""
 for p in $PKGS; do

@@ -57,10 +57,13 @@ static void loop_wall(const struct bench_spec *s, uint64_t n)
 {
 	struct timeval tv;
 
+#ifdef SYS_time
 	if (s->call == CALL_TIME && s->forced)
 		while (n--)
 			syscall(SYS_time, NULL);
-	else if (s->call == CALL_TIME)
+	else
+#endif
+	if (s->call == CALL_TIME)
 		while (n--)
 			time(NULL);
 	else if (s->forced)

@@ -16,9 +16,18 @@
 #include "tracer.h"
 #include "util.h"
 
+/* Debian's multiarch directory for this build's architecture. */
+#if defined(__x86_64__)
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#else
+#error "clocktrace: name this architecture's multiarch triplet"
+#endif
+
 /* Where a library of a process that is gone may still be found by name. */
 static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64",
 	"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
 };
 

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "kfeatures.h"
 #include "util.h"
+#include "variant.h"
 
 #define CS_DIR "/sys/devices/system/clocksource/clocksource0"
 
@@ -61,9 +62,9 @@ static void check_kernel(struct checks *c, const struct kernel_features *kf)
 		check_add(c, "kernel", CHECK_OK, "%s %s", kf->release,
 			  kf->machine);
 	else if (v >= 508)
-		check_add(c, "kernel", CHECK_WARN, "%s: before 5.11 BPF memory "
-			  "counts against RLIMIT_MEMLOCK (raise ulimit -l)",
-			  kf->release);
+		check_add(c, "kernel", CHECK_OK, "%s %s: before 5.11 BPF memory "
+			  "counts against RLIMIT_MEMLOCK (libbpf raises it)",
+			  kf->release, kf->machine);
 	else
 		check_add(c, "kernel", CHECK_FAIL, "%s: clocktrace needs Linux "
 			  ">= 5.8 (ring buffer, tp_btf)", kf->release);
@@ -140,8 +141,33 @@ static void check_bpf(struct checks *c, const struct kernel_features *kf)
 	feature_line(c, "fentry", &kf->fentry, CHECK_OK, "not needed");
 	feature_line(c, "ringbuf", &kf->ringbuf, CHECK_FAIL,
 		     kf->ringbuf.state == FEAT_NO ? "needs Linux >= 5.8" : NULL);
-	feature_line(c, "task storage", &kf->task_storage, CHECK_OK,
-		     "not needed");
+}
+
+/*
+ * One line per feature that picks a variant of the BPF object: the same
+ * probe run uses, so these lines say what run will load.  Only --libc can
+ * be lost; the other fallbacks trace as exactly.
+ */
+static void check_variant(struct checks *c, const struct kernel_features *kf)
+{
+	char name[40], found[128];
+
+	if (!kf->bpf)
+		return;
+	for (int f = 0; f < BPF_FEAT_MAX; f++) {
+		bool has = kf->bpf->has[f];
+		enum check_status st = has || f != BPF_FEAT_LIBC_HELPERS ?
+				       CHECK_OK : CHECK_WARN;
+
+		snprintf(name, sizeof(name), "variant %s", bpf_feature_name(f));
+		if (has)
+			snprintf(found, sizeof(found), "yes");
+		else
+			snprintf(found, sizeof(found), "no (%s)",
+				 bpf_feature_why(f));
+		check_add(c, name, st, "%s: %s", found,
+			  bpf_feature_effect(f, has));
+	}
 }
 
 /* An available clocksource the vDSO can read, to suggest; NULL if none. */
@@ -342,6 +368,7 @@ int cmd_doctor(int argc, char **argv)
 	check_btf(&c, &kf);
 	check_permission(&c, &kf);
 	check_bpf(&c, &kf);
+	check_variant(&c, &kf);
 	check_clocksource(&c, cs, sizeof(cs));
 	check_vdso(&c, cs);
 	check_libc(&c);

@@ -15,6 +15,7 @@
 #include "kfeatures.h"
 #include "libc_attach.h"
 #include "util.h"
+#include "variant.h"
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define PMU_DIR		"/sys/bus/event_source/devices"
@@ -285,21 +286,22 @@ static void probe_tracing(struct kernel_features *kf, const struct btf *btf)
 
 static void attach_all(struct kernel_features *kf, struct clocktrace_bpf *s)
 {
-	struct bpf_program *progs[FEAT_NR_TRACEPOINTS] = {
-		s->progs.sys_enter, s->progs.sys_exit, s->progs.sched_fork,
-		s->progs.sched_exec, s->progs.sched_exit,
-	};
+	struct variant_tracepoint tp[VARIANT_TRACEPOINTS];
 	struct bpf_link *link;
 
+	_Static_assert(VARIANT_TRACEPOINTS == FEAT_NR_TRACEPOINTS,
+		       "one variant program per tracepoint");
+
+	variant_tracepoints(s, tp);
 	for (int i = 0; i < FEAT_NR_TRACEPOINTS; i++) {
-		link = bpf_program__attach(progs[i]);
+		link = bpf_program__attach(tp[i].prog);
 		if (!link) {
 			set(&kf->tracepoint[i], FEAT_NO, "attach: %s",
 			    strerror(errno));
 			continue;
 		}
 		set(&kf->tracepoint[i], FEAT_YES, "%s attached",
-		    bpf_program__name(progs[i]));
+		    bpf_program__name(tp[i].prog));
 		bpf_link__destroy(link);
 	}
 }
@@ -315,7 +317,9 @@ static void probe_skeleton(struct kernel_features *kf)
 		set(&kf->skeleton, FEAT_NO, "open: %s", strerror(errno));
 		return;
 	}
-	libc_attach_prepare(s, true);
+	variant_apply(s, kf->bpf, 1);
+	/* The --libc programs only where they can work, as run does. */
+	libc_attach_prepare(s, kf->bpf->has[BPF_FEAT_LIBC_HELPERS]);
 	err = clocktrace_bpf__load(s);
 	if (err) {
 		set(&kf->skeleton, FEAT_NO, "load: %s (clocktrace run -v "
@@ -346,14 +350,14 @@ void features_probe(struct kernel_features *kf, bool try_load)
 		for (int i = 0; i < FEAT_NR_TRACEPOINTS; i++)
 			set(&kf->tracepoint[i], FEAT_NO, "no kernel BTF");
 	set(&kf->skeleton, FEAT_UNKNOWN, "not tried: no privilege");
+	if (kf->privileged)
+		kf->bpf = bpf_features_probe();
 	if (try_load && btf && kf->privileged)
 		probe_skeleton(kf);
 	probe_uprobes(kf, btf);
 	probe_tracing(kf, btf);
 	probe_map_type(&kf->ringbuf, BPF_MAP_TYPE_RINGBUF, btf,
 		       "BPF_MAP_TYPE_RINGBUF", kf->privileged);
-	probe_map_type(&kf->task_storage, BPF_MAP_TYPE_TASK_STORAGE, btf,
-		       "BPF_MAP_TYPE_TASK_STORAGE", kf->privileged);
 	btf__free(btf);
 	libbpf_set_print(old);
 }

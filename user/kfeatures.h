@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "bpf_features.h"
+
 enum feat_state { FEAT_NO, FEAT_YES, FEAT_UNKNOWN };
 
 struct feature {
@@ -38,7 +40,8 @@ struct kernel_features {
 	struct feature kprobe;
 	struct feature fentry;
 	struct feature ringbuf;
-	struct feature task_storage;
+	/* The variant of our object this kernel runs; NULL: not probed. */
+	const struct bpf_features *bpf;
 };
 
 /* The effective capabilities that decide whether we may trace. */

@@ -47,7 +47,7 @@ static struct probe_place place_probe(const struct elf_syms *syms,
 	struct probe_place at;
 	uint8_t *code;
 
-	if (!len || getenv("CLOCKTRACE_LIBC_FIRST_INSN"))
+	if (!len || !PROBE_PLACE_NATIVE || getenv("CLOCKTRACE_LIBC_FIRST_INSN"))
 		return first;
 	code = malloc(len);
 	if (!code || elf_syms_read(syms, f->file_off, code, len)) {

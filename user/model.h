@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "bpf_features.h"
 #include "clocktrace.h"
 
 struct tz_path_stat {
@@ -115,6 +116,12 @@ struct lang_run {
 	char error[160];		/* why the last one failed */
 };
 
+/* The kernel traced on, and which variant of the BPF object ran there. */
+struct kernel_run {
+	char release[65];
+	struct bpf_features features;
+};
+
 struct model {
 	const char *mode;		/* "run", "attach", "top" */
 	char **command;
@@ -126,6 +133,7 @@ struct model {
 	int exit_signal;
 	uint64_t losses[LOSS_MAX];
 	char clocksource[64];
+	struct kernel_run kernel;
 	bool libc_enabled;
 	struct libc_run libc;
 	bool lang_enabled;

@@ -21,6 +21,17 @@ struct probe_place {
 	bool emulated;		/* the kernel emulates the instruction there */
 };
 
+/*
+ * The decoder reads x86_64 code.  Elsewhere (arm64) the probe stays on the
+ * first instruction, which the kernel single-steps there too unless it is
+ * a branch: the report calls those functions single-stepped.
+ */
+#ifdef __x86_64__
+#define PROBE_PLACE_NATIVE	1
+#else
+#define PROBE_PLACE_NATIVE	0
+#endif
+
 /* code: the function's bytes (all of them: branches back are checked). */
 struct probe_place probe_place_find(const uint8_t *code, size_t len);
 

@@ -244,6 +244,18 @@ static void json_findings(struct json *j, const struct findings *fs)
 	json_arr_end(j);
 }
 
+/* Which variant of the BPF object ran: true where the kernel had it. */
+static void json_kernel(struct json *j, const struct kernel_run *k)
+{
+	json_obj_begin(j, "kernel");
+	json_str(j, "release", k->release[0] ? k->release : NULL);
+	json_obj_begin(j, "features");
+	for (int f = 0; f < BPF_FEAT_MAX; f++)
+		json_bool(j, bpf_feature_name(f), k->features.has[f]);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 static void json_losses(struct json *j, const struct model *m)
 {
 	json_u64(j, "lost_events", model_lost(m));
@@ -280,6 +292,7 @@ void report_json(FILE *f, const struct model *m, const struct findings *fs,
 		json_obj_end(&j);
 	}
 	json_str(&j, "clocksource", m->clocksource);
+	json_kernel(&j, &m->kernel);
 	json_u64(&j, "events", model_events(m));
 	json_losses(&j, m);
 	json_arr_begin(&j, "processes");

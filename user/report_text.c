@@ -38,6 +38,19 @@ static void print_command(FILE *f, const struct model *m)
 		fprintf(f, " ... (%d more arguments)", m->ncommand - i);
 }
 
+/* Only when an older kernel made us load a fallback: what it changes. */
+static void print_fallbacks(FILE *f, const struct model *m)
+{
+	char list[160];
+
+	if (!m->kernel.release[0])
+		return;
+	bpf_features_fallbacks(&m->kernel.features, list, sizeof(list));
+	if (list[0])
+		fprintf(f, "  kernel %s: %s (see clocktrace doctor)\n",
+			m->kernel.release, list);
+}
+
 static void print_header(FILE *f, const struct model *m)
 {
 	char n1[32], n2[32], d[32];
@@ -57,6 +70,7 @@ static void print_header(FILE *f, const struct model *m)
 	}
 	fprintf(f, "; clocksource %s\n",
 		m->clocksource[0] ? m->clocksource : "unknown");
+	print_fallbacks(f, m);
 }
 
 static void exit_words(char *buf, size_t size, const struct proc_model *p)

@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "clocks.h"
@@ -160,6 +161,15 @@ static int setup_signals(struct session *s)
 	return s->sigfd < 0 ? -1 : 0;
 }
 
+static void note_kernel(struct kernel_run *k, const struct tracer *t)
+{
+	struct utsname u;
+
+	if (!uname(&u))
+		snprintf(k->release, sizeof(k->release), "%s", u.release);
+	k->features = t->features;
+}
+
 int session_setup(struct session *s)
 {
 	struct tracer_opts o = {
@@ -191,6 +201,7 @@ int session_setup(struct session *s)
 	s->model.libc_enabled = s->env.libc;
 	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
 			 "current_clocksource");
+	note_kernel(&s->model.kernel, &s->tracer);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "tracer.h"
 #include "uprobe_multi.h"
 #include "util.h"
+#include "variant.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
@@ -79,22 +80,15 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 
 static int attach_tracepoints(struct tracer *t)
 {
-	struct bpf_program *progs[] = {
-		t->skel->progs.sched_fork, t->skel->progs.sched_exec,
-		t->skel->progs.sched_exit, t->skel->progs.sys_enter,
-		t->skel->progs.sys_exit,
-	};
-	struct bpf_link **links[] = {
-		&t->skel->links.sched_fork, &t->skel->links.sched_exec,
-		&t->skel->links.sched_exit, &t->skel->links.sys_enter,
-		&t->skel->links.sys_exit,
-	};
+	struct variant_tracepoint tp[VARIANT_TRACEPOINTS];
 
-	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
-		*links[i] = bpf_program__attach(progs[i]);
-		if (!*links[i]) {
-			warn("cannot attach %s: %s", bpf_program__name(progs[i]),
-			     strerror(errno));
+	variant_tracepoints(t->skel, tp);
+	/* The skeleton destroys the links with itself. */
+	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
+		*tp[i].link = bpf_program__attach(tp[i].prog);
+		if (!*tp[i].link) {
+			warn("cannot attach %s: %s",
+			     bpf_program__name(tp[i].prog), strerror(errno));
 			return -1;
 		}
 	}
@@ -158,6 +152,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 			sizeof(skel->rodata->target_comm) - 1);
 	skel->rodata->lang_enabled = opts->lang;
 	size_maps(skel, opts);
+	variant_apply(skel, bpf_features_probe(), opts->max_procs);
 	libc_attach_prepare(skel, opts->libc);
 	bpf_program__set_autoload(skel->progs.ruby_entry, opts->lang);
 	bpf_program__set_autoload(skel->progs.python_line, opts->lang);
@@ -179,6 +174,13 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	t->opts = *opts;
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
+	t->features = *bpf_features_probe();
+	if (opts->libc && !t->features.has[BPF_FEAT_LIBC_HELPERS]) {
+		warn("--libc cannot work on this kernel: it needs "
+		     "bpf_get_attach_cookie (Linux 5.15) and bpf_find_vma "
+		     "(5.17); %s", bpf_feature_why(BPF_FEAT_LIBC_HELPERS));
+		return -1;
+	}
 
 	fd = open_core_btf(core_btf, sizeof(core_btf));
 	t->skel = open_and_load(opts, fd >= 0 ? core_btf : NULL, &err);

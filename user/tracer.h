@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "bpf_features.h"
 #include "model.h"
 
 struct clocktrace_bpf;
@@ -30,6 +31,7 @@ struct tracer {
 	struct clocktrace_bpf *skel;
 	struct ring_buffer *rb;
 	struct tracer_opts opts;
+	struct bpf_features features;	/* the variant that was loaded */
 	/* Losses seen in userspace; the kernel's own are in the losses map. */
 	__u64 user_losses[LOSS_MAX];
 };

@@ -18,13 +18,19 @@ int print_version(FILE *f)
 	for (int i = 0; i < FEAT_NR_TRACEPOINTS; i++)
 		if (kf.tracepoint[i].state != FEAT_YES)
 			tp = kf.tracepoint[i].state;
-	fprintf(f, "clocktrace %s (libbpf %u.%u built in); kernel %s: "
+	fprintf(f, "clocktrace %s (libbpf %u.%u built in); kernel %s %s: "
 		"btf=%s tp_btf=%s uprobe=%s uprobe_multi=%s ringbuf=%s "
-		"kprobe=%s fentry=%s\n",
+		"kprobe=%s fentry=%s",
 		CLOCKTRACE_VERSION, libbpf_major_version(),
-		libbpf_minor_version(), kf.release, kf.btf ? "yes" : "no",
+		libbpf_minor_version(), kf.release, kf.machine,
+		kf.btf ? "yes" : "no",
 		feat_word(tp), feat_word(kf.uprobe.state),
 		feat_word(kf.uprobe_multi.state), feat_word(kf.ringbuf.state),
 		feat_word(kf.kprobe.state), feat_word(kf.fentry.state));
+	/* The variant of our BPF object this kernel runs (root only). */
+	for (int i = 0; i < BPF_FEAT_MAX; i++)
+		fprintf(f, " %s=%s", bpf_feature_name(i),
+			!kf.bpf ? "?" : kf.bpf->has[i] ? "yes" : "no");
+	fputc('\n', f);
 	return 0;
 }

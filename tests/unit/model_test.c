@@ -193,6 +193,46 @@ static void test_json_report_has_the_contract_fields(void **state)
 	model_free(&m);
 }
 
+/* Which variant ran: in the JSON always, in the text only when a fallback did. */
+static void test_report_names_the_kernel_variant(void **state)
+{
+	struct report_opts o = {};
+	struct findings fs;
+	struct model m;
+	char *json = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	seed_model(&m, 1, 10);
+	strcpy(m.kernel.release, "5.10.0-32-cloud-amd64");
+	m.kernel.features.has[BPF_FEAT_CMPXCHG] = true;
+	findings_build(&m, &fs);
+	f = open_memstream(&json, &len);
+	report_json(f, &m, &fs, false);
+	fclose(f);
+	assert_non_null(strstr(json, "\"kernel\":{\"release\":\"5.10.0-32-cloud-amd64\","
+		"\"features\":{\"task_storage\":false,\"bpf_loop\":false,"
+		"\"cmpxchg\":true,\"libc_helpers\":false}}"));
+	f = open_memstream(&text, &len);
+	report_text(f, &m, &fs, &o);
+	fclose(f);
+	assert_non_null(strstr(text, "kernel 5.10.0-32-cloud-amd64: threads in a "
+		"hash map, bounded environment loop, no --libc"));
+	free(text);
+	text = NULL;
+	for (int i = 0; i < BPF_FEAT_MAX; i++)
+		m.kernel.features.has[i] = true;
+	f = open_memstream(&text, &len);
+	report_text(f, &m, &fs, &o);
+	fclose(f);
+	assert_null(strstr(text, "kernel 5.10"));
+	free(json);
+	free(text);
+	findings_free(&fs);
+	model_free(&m);
+}
+
 static int parse(enum mode mode, struct env *env, int argc, ...)
 {
 	char *argv[16];
@@ -238,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_delta_subtracts_counts),
 		cmocka_unit_test(test_model_keeps_pids_sorted),
 		cmocka_unit_test(test_json_report_has_the_contract_fields),
+		cmocka_unit_test(test_report_names_the_kernel_variant),
 		cmocka_unit_test(test_cli),
 	};
 

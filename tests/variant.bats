@@ -1,0 +1,153 @@
+#!/usr/bin/env bats
+
+bats_require_minimum_version 1.5.0
+# The fallback variants older kernels load (Linux 5.10: no task storage for
+# tracing programs, no bpf_loop, no compare-and-swap), forced here with the
+# CLOCKTRACE_NO_* knobs so that this kernel runs them too: exact counts.
+
+load helpers
+
+FALLBACKS="TASK_STORAGE BPF_LOOP CMPXCHG"
+
+setup() {
+	T=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$T"
+}
+
+# The knob's feature name in the JSON report.
+feature_of() {
+	echo "$1" | tr 'A-Z' 'a-z'
+}
+
+# forktree's own counts per process against the report in $T/r.json.
+forktree_exact() {
+	[ "$(grep -c '^WORKLOAD' "$T/err")" -eq 13 ]
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 13 ]
+	while read -r pid stat open clk; do
+		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
+			"\(.tz.paths["/etc/localtime"].stat) \(.tz.paths["/etc/localtime"].open) \(.clock.clock_gettime.count)"' "$T/r.json")
+		[ "$got" = "$stat $open $clk" ]
+	done < <(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' "$T/err")
+	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq 143 ]
+	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}
+
+@test "variant: each fallback alone counts forktree exactly and the report names it" {
+	for knob in $FALLBACKS; do
+		env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/r.json" -- \
+			"$TOOLS/forktree" -D 2 -W 3 -k 7 -o 2 \
+			-s CLOCK_PROCESS_CPUTIME_ID:11 2>"$T/err"
+		forktree_exact
+		[ "$(jqr "$T/r.json" ".kernel.features.$(feature_of "$knob")")" = false ]
+		[ "$(jqr "$T/r.json" '.kernel.release')" = "$(uname -r)" ]
+	done
+}
+
+@test "variant: all fallbacks at once (what Linux 5.10 loads) count exactly" {
+	CLOCKTRACE_NO_TASK_STORAGE=1 CLOCKTRACE_NO_BPF_LOOP=1 CLOCKTRACE_NO_CMPXCHG=1 \
+		"$CT" run --json -o "$T/r.json" -- "$TOOLS/forktree" -D 2 -W 3 -k 7 \
+		-o 2 -s CLOCK_PROCESS_CPUTIME_ID:11 2>"$T/err"
+	forktree_exact
+	jq -e '.kernel.features | .task_storage == false and .bpf_loop == false and
+		.cmpxchg == false' "$T/r.json"
+	CLOCKTRACE_NO_TASK_STORAGE=1 CLOCKTRACE_NO_BPF_LOOP=1 CLOCKTRACE_NO_CMPXCHG=1 \
+		"$CT" run -- "$TOOLS/forktree" -D 0 -k 1 2>"$T/text"
+	grep -q "threads in a hash map, bounded environment loop, plain min/max" "$T/text"
+}
+
+@test "variant: per-thread state in a hash map times every thread's syscalls" {
+	CLOCKTRACE_NO_TASK_STORAGE=1 "$CT" run --json -o "$T/r.json" -- \
+		"$TOOLS/clockthreads" -t 8 -n 4000 -g -r 2>/dev/null
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 1 ]
+	for k in gettimeofday clock_getres; do
+		[ "$(jqr "$T/r.json" ".processes[0].clock.$k.count")" -eq 32000 ]
+	done
+	[ "$(jqr "$T/r.json" '.losses.thread_state // 0')" -eq 0 ]
+}
+
+@test "variant: without compare-and-swap, histograms still sum to the count and min <= max" {
+	CLOCKTRACE_NO_CMPXCHG=1 "$CT" run --json -o "$T/r.json" -- \
+		"$TOOLS/clockthreads" -t 4 -n 3000 2>/dev/null
+	jq -e '.processes[0].clock.clock_gettime as $c |
+		($c.hist | map(.count) | add) == $c.count and $c.count == 12000 and
+		$c.min_ns > 0 and $c.min_ns <= $c.max_ns and
+		$c.total_ns >= $c.min_ns * $c.count' "$T/r.json"
+}
+
+@test "variant: the bounded environment loop reads TZ=:file and TZDIR as bpf_loop does" {
+	mkdir -p "$T/zones"
+	cp /usr/share/zoneinfo/UTC "$T/zones/My_Zone"
+	# NONE: no such knob, the variant this kernel picks.
+	for knob in NONE BPF_LOOP; do
+		env "CLOCKTRACE_NO_$knob=1" TZ=":$T/zones/My_Zone" "$CT" run --json \
+			-o "$T/r.json" -- "$TOOLS/forktree" -D 0 -k 3 -P "$T/zones/My_Zone" 2>/dev/null
+		[ "$(jqr "$T/r.json" ".processes[0].tz.paths[\"$T/zones/My_Zone\"].stat")" -eq 3 ]
+		env "CLOCKTRACE_NO_$knob=1" TZDIR="$T/zones" "$CT" run --json \
+			-o "$T/d.json" -- "$TOOLS/forktree" -D 0 -k 2 -P "$T/zones/My_Zone" 2>/dev/null
+		[ "$(jqr "$T/d.json" ".processes[0].tz.paths[\"$T/zones/My_Zone\"].stat")" -eq 2 ]
+	done
+}
+
+@test "variant: both loops read 1,024 environment entries; a TZ beyond them is a stated loss" {
+	cp /usr/share/zoneinfo/UTC "$T/zone"
+	# NONE: no such knob, the variant this kernel picks.
+	for knob in NONE BPF_LOOP; do
+		# TZ is entry 1,024: read.  Then entry 1,025: not read, counted.
+		env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/in.json" -- \
+			env -i $(printf 'V%d=x ' $(seq 1023)) TZ=":$T/zone" \
+			"$TOOLS/forktree" -D 0 -k 4 -P "$T/zone" 2>/dev/null
+		[ "$(jq "[.processes[].tz.paths[\"$T/zone\"].stat // 0] | add" "$T/in.json")" -eq 4 ]
+		[ "$(jqr "$T/in.json" '.losses.tz_paths_unwatched // 0')" -eq 0 ]
+		env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/out.json" -- \
+			env -i $(printf 'V%d=x ' $(seq 1024)) TZ=":$T/zone" \
+			"$TOOLS/forktree" -D 0 -k 4 -P "$T/zone" 2>/dev/null
+		[ "$(jq "[.processes[].tz.paths[\"$T/zone\"].stat // 0] | add" "$T/out.json")" -eq 0 ]
+		[ "$(jqr "$T/out.json" '.losses.tz_paths_unwatched')" -ge 1 ]
+	done
+}
+
+@test "variant: doctor names each forced fallback, loads it, and run agrees" {
+	for knob in $FALLBACKS; do
+		f=$(feature_of "$knob")
+		run env "CLOCKTRACE_NO_$knob=1" "$CT" doctor --json
+		[ "$status" -eq 0 ]
+		echo "$output" | jq -e --arg c "variant $f" --arg k "CLOCKTRACE_NO_$knob" \
+			'.can_trace and (.checks[] | select(.check == $c) |
+			.status == "ok" and (.detail | startswith("no (turned off by " + $k + ")")))'
+		echo "$output" | jq -e '.checks[] | select(.check == "bpf object") | .status == "ok"'
+	done
+}
+
+@test "variant: without the --libc helpers, run --libc fails in one line, doctor warns, run works" {
+	run -125 env CLOCKTRACE_NO_LIBC_HELPERS=1 "$CT" run --libc -- true
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--libc cannot work on this kernel"*"CLOCKTRACE_NO_LIBC_HELPERS"* ]]
+	run env CLOCKTRACE_NO_LIBC_HELPERS=1 "$CT" doctor
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warn  variant libc_helpers: no (turned off by CLOCKTRACE_NO_LIBC_HELPERS): --libc cannot work"* ]]
+	[[ "$output" == *"tracing can work here"* ]]
+	CLOCKTRACE_NO_LIBC_HELPERS=1 "$CT" run --json -o "$T/r.json" -- \
+		"$TOOLS/forktree" -D 1 -W 2 -k 3 2>/dev/null
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq 9 ]
+	[ "$(jqr "$T/r.json" '.kernel.features.libc_helpers')" = false ]
+	[ "$(our_progs)" -eq 0 ]
+}
+
+@test "variant: what run reports it loaded is what doctor says this kernel runs" {
+	"$CT" doctor --json > "$T/doctor.json"
+	"$CT" run --json -o "$T/r.json" -- true
+	for f in task_storage bpf_loop cmpxchg libc_helpers; do
+		want=$(jq -r --arg c "variant $f" '.checks[] | select(.check == $c) |
+			.detail | startswith("yes")' "$T/doctor.json")
+		[ "$(jqr "$T/r.json" ".kernel.features.$f")" = "$want" ]
+	done
+}
+
+@test "variant: no BPF program of ours is left after fallback runs" {
+	CLOCKTRACE_NO_TASK_STORAGE=1 CLOCKTRACE_NO_BPF_LOOP=1 CLOCKTRACE_NO_CMPXCHG=1 \
+		"$CT" run -o /dev/null -- true
+	[ "$(our_progs)" -eq 0 ]
+}

@@ -1,0 +1,312 @@
+#!/bin/sh
+# The integration subset that runs inside each kernel of the matrix
+# (tools/vmtest/run.sh boots them), under busybox sh.  Every count is
+# checked against the workloads' own WORKLOAD lines from the same run.
+#   guest-tests.sh list SUBSET    "NAME DESCRIPTION" per test (on the host)
+#   guest-tests.sh run SUBSET ARCH   runs them, one "VMTAP ok|not ok NAME" each
+# Lines start with VMTAP (results, "# " diagnostics) or VMINFO (what the
+# README's kernel table shows), so that the host tells them from the
+# kernel's own console messages.  SUBSET: full, small (arm64: TCG is slow)
+# or boot (a guest without a clocktrace binary: proves the boot path only).
+
+CT=/opt/clocktrace/clocktrace
+TOOLS=/opt/clocktrace/tools
+W=/tmp/vmtest
+
+# name, subsets, description: in the order they run.  "leftovers" and
+# "doctor_agrees" must come after every test that runs clocktrace.
+TESTS='
+boot_kernel		boot,small,full	boot: the kernel has BTF and the binaries run
+doctor_verdict		small,full	doctor: tracing can work here, exit 0
+run_forktree		small,full	run: forktree counts per process equal its own, exit statuses 0
+run_tzloop		full		run: tzloop processes, tz stats and CPU clock syscalls exact
+run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
+libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
+attach_pid		full		attach -p: a running workload and the child it forks, exact
+doctor_agrees		small,full	doctor: its verdict agrees with what run did
+leftovers		small,full	no BPF program, map or link is left after clocktrace exits
+'
+
+list_tests()
+{
+	echo "$TESTS" | while read -r name subsets desc; do
+		[ -n "$name" ] || continue
+		case ",$subsets," in
+		*",$1,"*) echo "$name $desc" ;;
+		esac
+	done
+}
+
+diag()
+{
+	echo "$*" | sed 's/^/VMTAP # /'
+}
+
+# Fails the current test with a reason (and a command's output, if named).
+fail()
+{
+	diag "$1"
+	[ -n "${2:-}" ] && [ -s "$2" ] && tail -n 15 "$2" | sed 's/^/VMTAP #   /'
+	return 1
+}
+
+# Sum of WORKLOAD field NAME over the lines in FILE.
+wl_sum()
+{
+	grep '^WORKLOAD ' "$1" | sed -n "s/.* $2=\([0-9-]*\).*/\1/p" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# The clock_gettime syscalls each workload process adds to its own count:
+# its two CLOCK_MONOTONIC readings (vdso_clock_gettime=2) enter the kernel
+# when the clocksource has no vDSO mode.
+vdso_fallback_per_process()
+{
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+	case $cs in
+	tsc | arch_sys_counter | kvm-clock) echo 0 ;;
+	hpet | acpi_pm | jiffies | refined-jiffies) echo 2 ;;
+	*) echo "unknown clocksource $cs" >&2; echo x ;;
+	esac
+}
+
+# The boot path holds without a clocktrace binary too (a guest of an
+# architecture not built yet): then every other test goes unreported.
+t_boot_kernel()
+{
+	[ -r /sys/kernel/btf/vmlinux ] || fail "no /sys/kernel/btf/vmlinux" || return 1
+	machine=$(uname -m)
+	[ "$machine" = "$ARCH" ] || [ "$machine/$ARCH" = aarch64/arm64 ] ||
+		fail "uname -m is $machine in the $ARCH guest" || return 1
+	[ -x "$CT" ] || return 0
+	"$CT" --version > "$W/version" 2>&1 || fail "clocktrace --version failed" \
+		"$W/version" || return 1
+	"$TOOLS/forktree" -D 0 -k 0 2> "$W/boot.err" ||
+		fail "forktree does not run" "$W/boot.err"
+}
+
+t_doctor_verdict()
+{
+	"$CT" doctor > "$W/doctor" 2>&1
+	echo $? > "$W/doctor.status"
+	"$CT" doctor --json 2>/dev/null | jq -c . | sed 's/^/VMINFO doctor /'
+	grep -q '^tracing can work here$' "$W/doctor" && [ "$(cat "$W/doctor.status")" = 0 ] ||
+		fail "doctor exited $(cat "$W/doctor.status")" "$W/doctor"
+}
+
+# Per process: "pid stat open clock_gettime" from the workload and the report.
+forktree_counts()
+{
+	extra=$1
+	sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' \
+		"$W/ft.err" | while read -r pid st op clk; do
+		echo "$pid $st $op $((clk + extra))"
+	done | sort > "$W/ft.want"
+	jq -r '.processes[] | "\(.pid) \(.tz.paths["/etc/localtime"].stat // 0) \(.tz.paths["/etc/localtime"].open // 0) \(.clock.clock_gettime.count // 0)"' \
+		"$W/ft.json" | sort > "$W/ft.got"
+}
+
+t_run_forktree()
+{
+	extra=$(vdso_fallback_per_process)
+	"$CT" run --json -o "$W/ft.json" -- "$TOOLS/forktree" -D 2 -W 2 -k 3 \
+		-o 2 -s CLOCK_PROCESS_CPUTIME_ID:5 2> "$W/ft.err"
+	st=$?
+	echo $st > "$W/run.status"
+	[ $st -eq 0 ] || fail "run exited $st" "$W/ft.err" || return 1
+	[ "$(grep -c '^WORKLOAD ' "$W/ft.err")" -eq 7 ] ||
+		fail "forktree did not report 7 processes" "$W/ft.err" || return 1
+	[ "$(jq '.processes | length' "$W/ft.json")" -eq 7 ] ||
+		fail "report has $(jq '.processes | length' "$W/ft.json") processes, not 7" ||
+		return 1
+	forktree_counts "$extra"
+	cmp -s "$W/ft.want" "$W/ft.got" ||
+		{ diff "$W/ft.want" "$W/ft.got" > "$W/ft.diff"; fail \
+		"per-process pid/stat/open/clock_gettime differ (-want +got):" "$W/ft.diff"; } ||
+		return 1
+	[ "$(jq '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add' "$W/ft.json")" -eq 35 ] ||
+		fail "CLOCK_PROCESS_CPUTIME_ID not 35" || return 1
+	[ "$(jq '[.processes[].exit_status] | unique | tostring' -r "$W/ft.json")" = "[0]" ] ||
+		fail "exit statuses are not all 0" || return 1
+	[ "$(jq '.lost_events' "$W/ft.json")" -eq 0 ] || fail "lost events"
+}
+
+# glibc (the same build as on the host, where tests/run.bats proves it
+# against strace) opens /etc/localtime in the parent's first tzset() and
+# stats it in every later tzset() and localtime() with TZ unset.
+t_run_tzloop()
+{
+	extra=$(vdso_fallback_per_process)
+	env -u TZ "$CT" run --json -o "$W/tz.json" -- "$TOOLS/tzloop" -n 300 \
+		-c 2 -s CLOCK_THREAD_CPUTIME_ID:7 > /dev/null 2> "$W/tz.err" ||
+		fail "run failed" "$W/tz.err" || return 1
+	procs=$(grep -c '^WORKLOAD ' "$W/tz.err")
+	[ "$procs" -eq 3 ] && [ "$(jq '.processes | length' "$W/tz.json")" -eq 3 ] ||
+		fail "not 3 processes" "$W/tz.err" || return 1
+	calls=$(($(wl_sum "$W/tz.err" tzset_calls) + $(wl_sum "$W/tz.err" localtime_calls)))
+	got_stat=$(jq '[.processes[].tz.paths["/etc/localtime"].stat] | add' "$W/tz.json")
+	[ "$got_stat" -eq $((calls - 1)) ] ||
+		fail "tz stats: $got_stat, the workload made $calls calls, one an open" ||
+		return 1
+	[ "$(jq '[.processes[].tz.paths["/etc/localtime"].open // 0] | add' "$W/tz.json")" -eq 1 ] ||
+		fail "tz opens are not 1" || return 1
+	want_clk=$(($(wl_sum "$W/tz.err" clock_syscalls) + procs * extra))
+	got_clk=$(jq '[.processes[].clock.clock_gettime.count] | add' "$W/tz.json")
+	[ "$got_clk" -eq "$want_clk" ] ||
+		fail "clock_gettime: $got_clk, want $want_clk" || return 1
+	[ "$(jq '[.processes[].clock_ids.CLOCK_THREAD_CPUTIME_ID] | add' "$W/tz.json")" -eq 21 ] ||
+		fail "CLOCK_THREAD_CPUTIME_ID not 21"
+}
+
+t_run_exit_status()
+{
+	"$CT" run --json -o "$W/ex.json" -- "$TOOLS/misbehave" exit 7 2> "$W/ex.err"
+	st=$?
+	[ $st -eq 7 ] || fail "run of exit 7 returned $st" "$W/ex.err" || return 1
+	[ "$(jq '.exit.code' "$W/ex.json")" -eq 7 ] || fail "exit.code not 7" || return 1
+	"$CT" run --json -o "$W/sg.json" -- "$TOOLS/misbehave" segv 2> "$W/sg.err"
+	st=$?
+	[ $st -eq 139 ] || fail "run of segv returned $st" "$W/sg.err" || return 1
+	[ "$(jq '.exit.signal' "$W/sg.json")" -eq 11 ] || fail "exit.signal not 11"
+}
+
+# libc field F of function FN for process PID in the report.
+libc_count()
+{
+	jq --argjson p "$1" ".processes[] | select(.pid == \$p) | .libc.$2.$3 // 0" \
+		"$W/lc.json"
+}
+
+t_libc_localtime()
+{
+	env -u TZ "$CT" run --libc --json -o "$W/lc.json" -- "$TOOLS/tzloop" \
+		-m localtime -n 100 -c 2 > /dev/null 2> "$W/lc.err" ||
+		fail "run --libc failed" "$W/lc.err" || return 1
+	[ "$(grep -c '^WORKLOAD ' "$W/lc.err")" -eq 3 ] ||
+		fail "tzloop did not report 3 processes" "$W/lc.err" || return 1
+	sed -n 's/^WORKLOAD pid=\([0-9]*\) .* tzset_calls=\([0-9]*\) .* localtime_calls=\([0-9]*\) .* vdso_clock_gettime=\([0-9]*\).*/\1 \2 \3 \4/p' \
+		"$W/lc.err" > "$W/lc.want"
+	while read -r pid tzset localtime cg; do
+		got="$(libc_count "$pid" tzset count) $(libc_count "$pid" localtime count)"
+		got="$got $(libc_count "$pid" localtime kernel.tz_accesses)"
+		got="$got $(libc_count "$pid" clock_gettime count)"
+		[ "$got" = "$tzset $localtime $localtime $cg" ] || {
+			fail "pid $pid: tzset, localtime, its tz accesses, clock_gettime: got $got, want $tzset $localtime $localtime $cg"
+			return 1
+		}
+	done < "$W/lc.want"
+}
+
+# Waits (up to 60 s: TCG) until the attach of pid $1 printed its first
+# interval report: by then its targets are in the filter.
+wait_for_first_report()
+{
+	i=0
+	while [ $i -lt 600 ] && kill -0 "$1" 2>/dev/null; do
+		[ -s "$W/at.json" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+t_attach_pid()
+{
+	"$TOOLS/misbehave" waitsig -k 40 > "$W/ready" 2> "$W/at.wl" &
+	wl=$!
+	i=0
+	while ! grep -q ready "$W/ready" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$CT" attach -p "$wl" -i 0.5 --json -o "$W/at.json" 2> "$W/at.err" &
+	ct=$!
+	wait_for_first_report "$ct" || {
+		kill "$ct" "$wl" 2>/dev/null
+		fail "attach did not attach" "$W/at.err"
+		return 1
+	}
+	kill -USR1 "$wl"
+	wait "$ct" || fail "attach failed" "$W/at.err" || return 1
+	wait "$wl"
+	# One report per interval, then the totals.
+	jq -s '.[-1]' "$W/at.json" > "$W/at.total"
+	[ "$(jq '.processes | length' "$W/at.total")" -eq 2 ] ||
+		fail "not 2 processes" "$W/at.err" || return 1
+	while read -r _ pid ppid _ st _; do
+		pid=${pid#pid=} ppid=${ppid#ppid=} st=${st#tz_stat=}
+		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
+			"\(.ppid) \(.tz.paths["/etc/localtime"].stat)"' "$W/at.total")
+		[ "$got" = "$ppid $st" ] ||
+			{ fail "pid $pid: ppid and stats $got, want $ppid $st"; return 1; }
+	done < "$W/at.wl"
+	[ "$(wl_sum "$W/at.wl" tz_stat)" -eq 200 ] || fail "workload made $(wl_sum "$W/at.wl" tz_stat), not 200"
+}
+
+t_doctor_agrees()
+{
+	[ -s "$W/doctor.status" ] && [ -s "$W/run.status" ] ||
+		fail "doctor or run did not run" || return 1
+	doctor=$(cat "$W/doctor.status") run=$(cat "$W/run.status")
+	# doctor 0 (can trace) must mean run works; 1 must mean it does not.
+	[ "$doctor" -eq 0 ] && [ "$run" -eq 0 ] && return 0
+	[ "$doctor" -eq 1 ] && [ "$run" -eq 125 ] && return 0
+	fail "doctor exited $doctor but run exited $run"
+}
+
+t_leftovers()
+{
+	# Every clocktrace above was waited for; its objects go with its fds.
+	i=0
+	while [ $i -lt 50 ]; do
+		bpfobjs > "$W/after" 2>&1
+		cmp -s "$W/baseline" "$W/after" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	diff "$W/baseline" "$W/after" > "$W/left.diff"
+	fail "BPF objects differ from before the tests (-before +after):" "$W/left.diff"
+}
+
+# Time since boot in hundredths of a second (busybox date has no %N).
+uptime_cs()
+{
+	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
+}
+
+info()
+{
+	echo "VMINFO release $(uname -r)"
+	echo "VMINFO machine $(uname -m)"
+	echo "VMINFO clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+}
+
+run_tests()
+{
+	mkdir -p "$W"
+	info
+	# What the kernel holds before any clocktrace runs (bpffs iterators, ...).
+	bpfobjs > "$W/baseline" 2>&1
+	list_tests "$1" | while read -r name desc; do
+		start=$(uptime_cs)
+		if "t_$name" > "$W/$name.out" 2>&1; then
+			echo "VMTAP ok $name"
+			grep '^VMINFO ' "$W/$name.out"
+		else
+			echo "VMTAP not ok $name"
+			grep -E '^VM(TAP|INFO) ' "$W/$name.out"
+			# What a command printed that no check quoted.
+			grep -vE '^VM(TAP|INFO) ' "$W/$name.out" | tail -n 10 |
+				sed 's/^/VMTAP #   /'
+		fi
+		echo "VMINFO seconds $name $(( ($(uptime_cs) - start) / 100 ))"
+	done
+	echo "VMTAP done"
+}
+
+ARCH=${3:-x86_64}
+case ${1:-} in
+list) list_tests "${2:-full}" ;;
+run) run_tests "${2:-full}" ;;
+*) echo "usage: $0 list|run SUBSET" >&2; exit 2 ;;
+esac
