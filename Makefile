@@ -153,8 +153,9 @@ integration-test: clocktrace workloads
 # test-sanitize and make chroot-test do that on their own.
 TEST_STEPS	:= fuzz-smoke lint vmtest $(if $(filter true,$(CI)),test-sanitize chroot-test)
 
-# A static glibc and a static musl build: programs with no libc to probe.
-TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl
+# A static glibc and a static musl build: programs with no libc to probe;
+# a dynamic musl build: a second C library, whose loader is its libc.
+TEST_WORKLOADS	:= tools/tzloop-static tools/tzloop-musl tools/tzloop-musl-dyn
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(TEST_WORKLOADS) $(UNIT_BINS) \
@@ -190,7 +191,8 @@ bench: deps
 	tools/bench.sh
 
 clean:
-	rm -rf build build-san build-arm64 clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl
+	rm -rf build build-san build-arm64 clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl \
+		tools/tzloop-musl-dyn
 
 include tests/fuzz/Makefile.fuzz
 include packaging/Makefile.pkg

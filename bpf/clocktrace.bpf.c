@@ -110,6 +110,7 @@ struct thread_state {
 	__u64 sys_start_ns;
 	__u64 sys_arg;		/* clock id or path pointer */
 	__s64 sys_nr;		/* -1: not in a counted syscall */
+	__u64 path_seen;	/* the path at entry: see read_path_at_entry() */
 	__u32 libc_fn;		/* outermost probed libc function, 0: none */
 	__u32 libc_depth;
 	__u64 libc_start_ns;
@@ -304,11 +305,77 @@ static __always_inline bool tz_proc_match(__u32 tgid, const char *path)
 		      tz_user_match(path, &pt->dir));
 }
 
+/* The path buffer as read, zero-padded: a digest to see it change. */
+static __always_inline __u64 path_digest(const struct tz_path_key *key)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; i < TZ_PATH_LEN / 8; i++) {
+		__u64 w;
+
+		__builtin_memcpy(&w, key->path + i * 8, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static __always_inline bool is_tz_path(__u32 tgid, const char *path)
+{
+	return tz_builtin_match(path) || tz_proc_match(tgid, path);
+}
+
+static __always_inline bool single_threaded(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, signal, nr_threads) == 1;
+}
+
+/* Said per process too: its split of accesses between names is suspect. */
+static __always_inline void count_tz_changed(__u32 tgid)
+{
+	struct proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	count_loss(LOSS_TZ_PATH_CHANGED);
+	if (p)
+		__sync_fetch_and_add(&p->tz_changed, 1);
+}
+
+#define PATH_SEEN_READ	1ULL	/* it could be read at entry */
+#define PATH_SEEN_TZ	2ULL	/* and it named a tz file */
+
+/*
+ * A path the kernel copies after entry and we read at exit: another
+ * thread may rewrite it in between.  What it was at entry: its digest with
+ * the two flags above in the low bits, 0 when it could not be read.
+ */
+__noinline __u64 read_path_at_entry(__u32 tgid, __u64 uptr)
+{
+	struct tz_path_key *key;
+	__u32 zero_idx = 0;
+	__u64 seen;
+
+	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
+	if (!key)
+		return 0;
+	__builtin_memset(key, 0, sizeof(*key));
+	if (bpf_probe_read_user_str(key->path, sizeof(key->path),
+				    (const void *)uptr) < 0)
+		return 0;
+	seen = (path_digest(key) & ~3ULL) | PATH_SEEN_READ;
+	if (is_tz_path(tgid, key->path))
+		seen |= PATH_SEEN_TZ;
+	return seen;
+}
+
 /*
  * Read the path a syscall was given and, if it names a tz file, count it
- * under its path.  Returns 0 when it is not a tz file.
+ * under its path.  Returns 0 when it is not a tz file.  A tz path that
+ * was not the same at entry and at exit is a loss: the kernel may have
+ * used either (a change and a change back in between cannot be seen).
  */
-__noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err)
+__noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
+			      __u64 seen)
 {
 	static const struct tz_path_count zero;
 	struct tz_path_count *c;
@@ -328,8 +395,31 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err)
 			count_loss(LOSS_PATH_UNREADABLE);
 		return 0;
 	}
-	if (!tz_builtin_match(key->path) && !tz_proc_match(tgid, key->path))
+	if (!is_tz_path(tgid, key->path)) {
+		if ((seen & PATH_SEEN_TZ) &&
+		    (seen & ~3ULL) != (path_digest(key) & ~3ULL))
+			count_tz_changed(tgid);
 		return 0;
+	}
+	/*
+	 * Not resident at entry (a forked child's first touch of its
+	 * read-only data): nothing to compare with.  Alone, the process can
+	 * only have changed it itself; with other threads, it is a loss.
+	 */
+	if (!(seen & PATH_SEEN_READ) && !single_threaded()) {
+		count_loss(LOSS_PATH_UNREADABLE);
+		return 0;
+	}
+	if ((seen & PATH_SEEN_READ) &&
+	    (seen & ~3ULL) != (path_digest(key) & ~3ULL)) {
+		count_tz_changed(tgid);
+		return 0;
+	}
+	/* 127 bytes or more: a cut path would merge with another. */
+	if (n >= TZ_PATH_LEN) {
+		count_loss(LOSS_TZ_PATH_UNWATCHED);
+		return 0;
+	}
 	key->tgid = tgid;
 	key->kind = kind;
 	c = lookup_or_init(&tz_paths, key, &zero, LOSS_PATH_MAP_FULL);
@@ -396,6 +486,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		ts->sys_arg = SYSCALL_ARG1(regs);
 	else
 		ts->sys_arg = SYSCALL_ARG0(regs);
+	if (kind >= KIND_FIRST_TZ)
+		ts->path_seen = read_path_at_entry(tgid, ts->sys_arg);
 	ts->sys_start_ns = bpf_ktime_get_ns();
 	return 0;
 }
@@ -421,7 +513,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 	ts->sys_nr = -1;
 	ns = bpf_ktime_get_ns() - ts->sys_start_ns;
 	if (kind >= KIND_FIRST_TZ &&
-	    !record_tz_path(tgid, kind, ts->sys_arg, ret < 0))
+	    !record_tz_path(tgid, kind, ts->sys_arg, ret < 0, ts->path_seen))
 		return 0;
 	if (cas)
 		record_latency(tgid, kind, ns, ret < 0);

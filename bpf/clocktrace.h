@@ -65,9 +65,10 @@ enum loss {
 	LOSS_LIBC_MAP_FULL,	/* a libc call could not be counted */
 	LOSS_LIBC_NESTING,	/* libc calls nested deeper than tracked */
 	LOSS_PID_REUSED,	/* a new process merged with an exited one */
-	LOSS_TZ_PATH_UNWATCHED,	/* a TZDIR or TZ=:file too long, env unread */
+	LOSS_TZ_PATH_UNWATCHED,	/* a tz path, TZDIR or TZ=:file too long, env unread */
 	LOSS_LANG_DEEP,		/* --lang: under a frame deeper than kept */
 	LOSS_LANG_MAP_FULL,	/* --lang: a script frame could not be counted */
+	LOSS_TZ_PATH_CHANGED,	/* a tz path rewritten while the kernel used it */
 	LOSS_MAX,
 };
 
@@ -84,6 +85,7 @@ struct proc {
 	__s32 exit_status;	/* wait(2) status of the last thread */
 	__u64 start_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 exit_ns;
+	__u64 tz_changed;	/* its LOSS_TZ_PATH_CHANGED */
 	char comm[COMM_LEN];
 };
 

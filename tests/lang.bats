@@ -54,9 +54,14 @@ site_field() {
 	line=$(line_of "$py" '^ *time\.mktime(')
 	env -u TZ "$CT" run --lang --libc --json -o "$tmp/out.json" -- \
 		/usr/bin/python3 "$py" 120 2 2>"$tmp/err"
-	[ "$(workload_sum "$tmp/err" mktime_calls)" -eq 240 ]
-	n=$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)] | length")
-	[ "$n" -eq 2 ]
+	[ "$(grep role=parent "$tmp/err" | grep -o 'mktime_calls=[0-9]*')" = mktime_calls=240 ]
+	# Per worker: the line's tz accesses equal the calls it says it made.
+	for pid in $(grep -o 'role=worker pid=[0-9]*' "$tmp/err" | cut -d= -f3 | sort -u); do
+		want=$(grep "role=worker pid=$pid " "$tmp/err" | workload_sum /dev/stdin mktime_calls)
+		got=$(jqr "$tmp/out.json" "[.processes[] | select(.pid == $pid) | .lang_sites[] | select(.file == \"$py\" and .line == $line) | .tz_accesses] | add")
+		echo "worker $pid: $got of $want" >&2
+		[ "$got" -eq "$want" ]
+	done
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line) | .tz_accesses] | add")" -eq 240 ]
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].function")" = task ]
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].libc_function")" = mktime ]

@@ -126,11 +126,30 @@ static struct known_file *by_name(struct libc_probe *lp,
 	return NULL;
 }
 
+/*
+ * The file may have been replaced since it was mapped (the program can
+ * rename its own executable): only the file seen mapped names call sites.
+ */
+static int open_same_file(const struct known_file *f)
+{
+	int fd = open_regular(f->path);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_ino != f->ino ||
+	    major(st.st_dev) != f->major || minor(st.st_dev) != f->minor) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static struct elf_syms *syms_of(struct known_file *f)
 {
 	if (!f->syms_tried) {
 		f->syms_tried = true;
-		f->syms = elf_syms_load(f->path);
+		f->syms = elf_syms_load_fd(open_same_file(f));
 	}
 	return f->syms;
 }

@@ -16,6 +16,7 @@
 #include "clocks.h"
 #include "doctor.h"
 #include "doctor_proc.h"
+#include "escape.h"
 #include "json.h"
 #include "kfeatures.h"
 #include "util.h"
@@ -239,9 +240,13 @@ static void check_libc(struct checks *c)
 
 static void print_text(FILE *f, const struct checks *c)
 {
-	for (size_t i = 0; i < c->n; i++)
-		fprintf(f, "%-4s  %s: %s\n", check_word(c->v[i].status),
-			c->v[i].name, c->v[i].detail);
+	for (size_t i = 0; i < c->n; i++) {
+		fprintf(f, "%-4s  %s: ", check_word(c->v[i].status),
+			c->v[i].name);
+		/* A detail may hold a process's comm, environment, paths. */
+		escape_print(f, c->v[i].detail, ESCAPE_TEXT);
+		fputc('\n', f);
+	}
 	fprintf(f, checks_failed(c) ?
 		"tracing cannot work here: fix the fail lines above\n" :
 		"tracing can work here\n");

@@ -44,7 +44,7 @@ static bool file_find(const char *path, const char *needle, char *out,
 	ssize_t r;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		goto out;
 	while (!found && total < SCAN_MAX &&
@@ -191,8 +191,6 @@ const char *proc_tz_finding(const struct proc_facts *p, enum check_status *st)
 static void env_line(struct checks *c, const char *name, int state,
 		     const char *val)
 {
-	char safe[256];
-
 	if (state < 0) {
 		check_add(c, name, CHECK_WARN, "unknown (environ unreadable)");
 		return;
@@ -201,18 +199,15 @@ static void env_line(struct checks *c, const char *name, int state,
 		check_add(c, name, CHECK_OK, "unset");
 		return;
 	}
-	escape_bytes(safe, sizeof(safe), val, strlen(val));
-	check_add(c, name, CHECK_OK, "%s", safe);
+	check_add(c, name, CHECK_OK, "%s", val);
 }
 
 void doctor_process_checks(struct checks *c, const struct proc_facts *p)
 {
 	enum check_status st;
 	const char *finding;
-	char comm[64];
 
-	escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
-	check_add(c, "process", CHECK_OK, "%d (%s)", p->pid, comm);
+	check_add(c, "process", CHECK_OK, "%d (%s)", p->pid, p->comm);
 	env_line(c, "process TZ", p->tz_state, p->tz);
 	env_line(c, "process TZDIR", p->tzdir_state, p->tzdir);
 	check_add(c, "process libc", CHECK_OK, "%s%s%s%s%s, %s",

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "escape.h"
 #include "json.h"
 
 void json_init(struct json *j, FILE *f, bool pretty)
@@ -20,71 +21,16 @@ static void indent(struct json *j)
 		fputs("  ", j->f);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t left)
+/*
+ * Every string goes through the one escape (escape.h): what a JSON parser
+ * hands back is that escaped form, so hostile bytes never reach a terminal
+ * through `jq -r`, and keys from different paths never collide.  Only the
+ * JSON layer's own quote and backslash are escaped on top.
+ */
+void json_write_string(FILE *f, const char *s, size_t len)
 {
-	size_t n, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n > left)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and code points past U+10FFFF. */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-void json_write_string(FILE *f, const char *str, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, n;
-
 	fputc('"', f);
-	while (i < len) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-			i++;
-		} else if (c == '\n') {
-			fputs("\\n", f);
-			i++;
-		} else if (c == '\t') {
-			fputs("\\t", f);
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if ((n = utf8_len(s + i, len - i)) > 0) {
-			fwrite(s + i, 1, n, f);
-			i += n;
-		} else {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		}
-	}
+	escape_print_quoted(f, s, len);
 	fputc('"', f);
 }
 

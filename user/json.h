@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small streaming JSON writer.  Keys are NULL inside arrays.  Strings are
- * written as valid JSON whatever bytes they hold: bytes that are not valid
- * UTF-8 come out as \u00XX, so hostile comm or path bytes cannot break it.
+ * A small streaming JSON writer.  Keys are NULL inside arrays.  Every
+ * string and key is written in the escaped form of escape.h (ESCAPE_UTF8):
+ * valid JSON whatever bytes it holds, and reversible, so hostile comm or
+ * path bytes can neither break it nor make two keys one.
  */
 #ifndef CLOCKTRACE_JSON_H
 #define CLOCKTRACE_JSON_H

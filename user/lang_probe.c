@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "clocktrace.skel.h"
+#include "escape.h"
 #include "lang_probe.h"
 #include "procfs.h"
 #include "tracer.h"
@@ -145,7 +146,7 @@ static void probe_file(struct lang_probe *lp, const char *path)
 
 	if (lang == LANG_NONE)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = open_regular(path);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || known(lp, &st) ||
@@ -162,8 +163,12 @@ static void probe_file(struct lang_probe *lp, const char *path)
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	if (attach_all(lp, f, self, path))
 		lp->run.files++;
-	if (lp->verbose)
-		warn("--lang: %s: %s", path, f->links[0] ? "probed" : "no probes");
+	if (lp->verbose) {
+		char *shown = escape_dup(path, ESCAPE_TEXT);
+
+		warn("--lang: %s: %s", shown, f->links[0] ? "probed" : "no probes");
+		free(shown);
+	}
 	close(fd);
 }
 

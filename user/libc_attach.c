@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 
 #include "clocktrace.skel.h"
+#include "escape.h"
 #include "libc_attach.h"
 #include "probe_place.h"
 #include "symbolize.h"
@@ -155,12 +157,15 @@ static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
 			const struct probe_set *set, enum link_slot slot,
 			enum uprobe_link_kind kind)
 {
-	int fd = uprobe_multi_attach(bpf_program__fd(prog), lib->path,
+	int fd = uprobe_multi_attach(bpf_program__fd(prog), lib->attach_path,
 				     set->offs, set->cookies, set->n, kind);
 
 	if (fd < 0) {
+		char *shown = escape_dup(lib->path, ESCAPE_TEXT);
+
 		warn("--libc: cannot attach %s to %s: %s",
-		     bpf_program__name(prog), lib->path, strerror(-fd));
+		     bpf_program__name(prog), shown, strerror(-fd));
+		free(shown);
 		return -1;
 	}
 	lib->link_fds[slot] = fd;
@@ -180,12 +185,16 @@ static int attach_classic(struct libc_lib *lib, struct bpf_program *prog,
 			    .retprobe = slot == SLOT_RETURN);
 		struct bpf_link *l;
 
-		l = bpf_program__attach_uprobe_opts(prog, -1, lib->path,
+		l = bpf_program__attach_uprobe_opts(prog, -1, lib->attach_path,
 						    set->offs[i], &opts);
 		if (!l) {
+			int err = errno;
+			char *shown = escape_dup(lib->path, ESCAPE_TEXT);
+
 			warn("--libc: cannot attach %s to %s+0x%llx: %s",
-			     bpf_program__name(prog), lib->path,
-			     (unsigned long long)set->offs[i], strerror(errno));
+			     bpf_program__name(prog), shown,
+			     (unsigned long long)set->offs[i], strerror(err));
+			free(shown);
 			continue;
 		}
 		lib->links[lib->nlinks++] = l;
@@ -208,21 +217,48 @@ static int attach_slot(struct libc_lib *lib, struct tracer *t,
 	return attach_classic(lib, prog, &sets[slot], slot);
 }
 
+/*
+ * The probes go on the very file whose symbols placed them: attached
+ * through /proc/self/fd of the descriptor it was read from.  A path that
+ * a traced program swaps in between (its own "libc" turned into a link to
+ * the system's) cannot move them, at offsets of another file, into code
+ * that every process runs.
+ */
+static struct elf_syms *load_pinned(struct libc_lib *lib)
+{
+	struct elf_syms *syms = elf_syms_load(lib->path);
+	struct stat st;
+
+	if (!syms)
+		return NULL;
+	if (fstat(elf_syms_fd(syms), &st) || st.st_dev != lib->dev ||
+	    st.st_ino != lib->ino) {
+		elf_syms_free(syms);
+		return NULL;
+	}
+	snprintf(lib->attach_path, sizeof(lib->attach_path), "/proc/self/fd/%d",
+		 elf_syms_fd(syms));
+	return syms;
+}
+
 int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 {
 	struct probe_set sets[SLOT_MAX] = {};
-	struct elf_syms *syms = elf_syms_load(lib->path);
+	struct elf_syms *syms = load_pinned(lib);
+	/* A library's path is the traced program's choice. */
+	char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 	enum libc_links links;
 	int ok = 0;
 
 	for (int i = 0; i < SLOT_MAX; i++)
 		lib->link_fds[i] = -1;
 	if (!syms) {
-		warn("--libc: %s is not a readable ELF file", lib->path);
+		warn("--libc: %s is not a readable ELF file (or it changed)",
+		     shown);
+		free(shown);
 		return -1;
 	}
 	plan(lib, syms, sets);
-	elf_syms_free(syms);
 	links = libc_attach_links(t);
 	if (links == LIBC_LINKS_SESSION) {
 		/* Its entry asks for the return when it needs one. */
@@ -237,10 +273,12 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 							 slot))
 				ok++;
 	}
+	elf_syms_free(syms);
 	if (verbose)
 		fprintf(stderr, "clocktrace: --libc: %s: %u entry, %u return "
-			"probes (%s)\n", lib->path, sets[SLOT_ENTRY].n,
+			"probes (%s)\n", shown, sets[SLOT_ENTRY].n,
 			sets[SLOT_RETURN].n, libc_links_name(links));
+	free(shown);
 	return ok ? 0 : -1;
 }
 

@@ -22,10 +22,12 @@ struct libc_lib {
 	dev_t dev;
 	ino_t ino;
 	char *path;
+	char attach_path[32];		/* /proc/self/fd/N of the file read */
 	int link_fds[LIBC_LINK_SLOTS];		/* uprobe-multi: entry, return */
 	struct bpf_link **links;	/* classic uprobes */
 	size_t nlinks;
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
+	uint64_t attached_ns;		/* CLOCK_MONOTONIC: calls seen from then */
 };
 
 struct clocktrace_bpf;

@@ -109,6 +109,7 @@ static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
 		libc_lib_detach(lib);
 		return NULL;
 	}
+	lib->attached_ns = now_ns();
 	lp->nlibs++;
 	note_run(lp, lib);
 	lp->run.late_libs += late;
@@ -116,9 +117,28 @@ static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
 	return lib;
 }
 
+#define LIBS_PER_PROC	8
+
+/* The C libraries a process maps: its own, and any a dlmopen() added. */
 struct maps_scan {
-	char *libc;		/* the C library's path, in pid's namespace */
+	char *libc[LIBS_PER_PROC];	/* paths, in pid's namespace */
+	size_t nlibc;
 };
+
+static bool scan_has(const struct maps_scan *ms, const char *path)
+{
+	for (size_t i = 0; i < ms->nlibc; i++)
+		if (!strcmp(ms->libc[i], path))
+			return true;
+	return false;
+}
+
+static void scan_free(struct maps_scan *ms)
+{
+	for (size_t i = 0; i < ms->nlibc; i++)
+		free(ms->libc[i]);
+	ms->nlibc = 0;
+}
 
 /* Reads pid's mappings: the C library, and every file for call sites. */
 static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms)
@@ -138,17 +158,80 @@ static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms)
 		if (maps_parse_line(line, &e) || !e.path || e.path[0] != '/')
 			continue;
 		callsite_note_file(lp, pid, e.path);
-		if (!ms->libc && is_libc_name(e.path))
-			ms->libc = xstrdup(e.path);
+		if (is_libc_name(e.path) && ms->nlibc < LIBS_PER_PROC &&
+		    !scan_has(ms, e.path))
+			ms->libc[ms->nlibc++] = xstrdup(e.path);
 	}
 	free(buf);
 	return 0;
 }
 
+/* The program execvp() would run for name: a path, or NULL. */
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL, *found = NULL;
+
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	dirs = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		if (asprintf(&found, "%s/%s", *dir ? dir : ".", name) < 0)
+			found = NULL;
+		else if (access(found, X_OK)) {
+			free(found);
+			found = NULL;
+		}
+	}
+	free(dirs);
+	return found;
+}
+
+/* PT_INTERP of an ELF executable into out; false when it has none. */
+static bool elf_interp(const char *exe, char *out, size_t size)
+{
+	int fd = open_regular(exe);
+	bool found = false;
+	size_t n = 0;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP ||
+			    !ph.p_filesz || ph.p_filesz >= size)
+				continue;
+			found = pread(fd, out, ph.p_filesz, ph.p_offset) ==
+				(ssize_t)ph.p_filesz;
+			out[found ? ph.p_filesz - 1 : 0] = '\0';
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found && out[0] == '/';
+}
+
+void libc_probe_prog(struct libc_probe *lp, const char *prog)
+{
+	char *exe = find_in_path(prog), interp[256];
+
+	/* musl's loader is its C library: probe it before PROG runs. */
+	if (exe && elf_interp(exe, interp, sizeof(interp)) &&
+	    is_libc_name(interp))
+		probe_lib(lp, getpid(), interp, false);
+	free(exe);
+}
+
 /* PT_INTERP of an executable: dynamic (1), static (0), unknown (-1). */
 static int exe_is_dynamic(const char *exe)
 {
-	int fd = exe ? open(exe, O_RDONLY | O_CLOEXEC) : -1, dynamic = -1;
+	int fd = exe ? open_regular(exe) : -1, dynamic = -1;
 	size_t n = 0;
 	Elf *elf;
 
@@ -180,18 +263,36 @@ static void set_libc(struct proc_model *p, enum libc_state state,
 	}
 }
 
+/*
+ * Every C library p maps is probed (a second one: dlmopen of another
+ * file).  Calls p made through one before its probes were on were not
+ * seen: the report says so for p (libc_complete: false).
+ */
 static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 {
+	const char *own = NULL;
+	uint64_t own_ns = UINT64_MAX;
 	struct maps_scan ms;
 	struct libc_lib *lib;
 
 	if (scan_maps(lp, p->pid, &ms))
 		return;
-	if (ms.libc) {
-		lib = probe_lib(lp, p->pid, ms.libc, late);
-		set_libc(p, lib ? LIBC_PROBED : LIBC_UNKNOWN, ms.libc);
+	for (size_t i = 0; i < ms.nlibc; i++) {
+		lib = probe_lib(lp, p->pid, ms.libc[i], late);
+		if (!lib || (p->running_since_ns &&
+			     lib->attached_ns > p->running_since_ns))
+			p->libc_late = true;
+		/* Its own library is the one probed first, not a dlmopen's. */
+		if (lib && lib->attached_ns < own_ns) {
+			own = ms.libc[i];
+			own_ns = lib->attached_ns;
+		}
 	}
-	free(ms.libc);
+	if (own)
+		set_libc(p, LIBC_PROBED, own);
+	else if (ms.nlibc)
+		set_libc(p, LIBC_UNKNOWN, ms.libc[0]);
+	scan_free(&ms);
 }
 
 
@@ -207,10 +308,11 @@ void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose)
 	lp->verbose = verbose;
 	lp->tracer = t;
 	lp->run.links = libc_attach_links(t);
-	if (scan_maps(lp, getpid(), &ms) || !ms.libc)
+	if (scan_maps(lp, getpid(), &ms))
 		return;
-	probe_lib(lp, getpid(), ms.libc, false);
-	free(ms.libc);
+	if (ms.nlibc)
+		probe_lib(lp, getpid(), ms.libc[0], false);
+	scan_free(&ms);
 }
 
 void libc_probe_process(struct libc_probe *lp, struct tracer *t,

@@ -6,9 +6,10 @@
  * Probes are system-wide on the library file (the BPF side filters by the
  * traced set), so a library probed once covers every process, present and
  * future, that maps it.  The system's default C library (the one we map) is
- * probed before PROG runs; any other one is probed when a traced process is
- * seen mapping it (at exec and on each rescan): calls it served before that
- * are not seen, and the report counts such late libraries.
+ * probed before PROG runs, and so is the one PROG's ELF interpreter is
+ * (musl); any other one is probed when a traced process is seen mapping it
+ * (at exec and on each rescan): calls it served before that are not seen,
+ * and the report says so for each process that may have made some.
  */
 #ifndef CLOCKTRACE_LIBC_PROBE_H
 #define CLOCKTRACE_LIBC_PROBE_H
@@ -36,6 +37,11 @@ struct libc_probe {
 
 /* Probes the system's default C library: call before PROG runs. */
 void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose);
+/*
+ * Before PROG runs, the library its ELF interpreter is, when that is a C
+ * library (musl): then PROG's first call is seen too.
+ */
+void libc_probe_prog(struct libc_probe *lp, const char *prog);
 /* Probes the C library p maps, if not probed yet; notes it in p. */
 void libc_probe_process(struct libc_probe *lp, struct tracer *t,
 			struct proc_model *p);

@@ -30,6 +30,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_TZ_PATH_UNWATCHED] = "tz_paths_unwatched",
 	[LOSS_LANG_DEEP] = "lang_stack_too_deep",
 	[LOSS_LANG_MAP_FULL] = "lang_map_full",
+	[LOSS_TZ_PATH_CHANGED] = "tz_path_changed",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
@@ -479,6 +480,7 @@ static void proc_sub(struct proc_model *p, const struct proc_model *prev)
 				p->paths[i].count -= prev->paths[j].count;
 				p->paths[i].errors -= prev->paths[j].errors;
 			}
+	p->tz_changed -= prev->tz_changed;
 	for (int f = 0; f < LIBC_FN_MAX && p->libc; f++) {
 		const struct libc_stats *old = proc_libc(prev, f);
 

@@ -74,12 +74,16 @@ struct proc_model {
 	struct tz_path_stat *paths;
 	size_t npaths;
 
+	uint64_t tz_changed;		/* tz paths rewritten during their syscall */
+
 	enum env_state tz_state;
 	char *tz;			/* the TZ value when set */
 	char *tzdir;
 
 	enum libc_state libc_state;
 	char *libc_path;
+	uint64_t running_since_ns;	/* its fork or its last exec; 0: unknown */
+	bool libc_late;			/* a C library it maps was probed after that */
 	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;

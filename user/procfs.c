@@ -88,7 +88,7 @@ int maps_parse_line(const char *line, struct maps_entry *e)
 
 char *read_file(const char *path, size_t max, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	size_t cap = 4096, n = 0;
 	char *buf;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "escape.h"
 #include "report.h"
 #include "util.h"
 
@@ -24,23 +25,27 @@ struct stacks {
 	size_t n;
 };
 
-/* Escaped so that neither ';' (the separator) nor a byte the program chose
- * can end a frame or a line: "\x3b" for ';', \xNN for the unprintable. */
-static void frame(char *dst, size_t size, const char *src)
+/*
+ * Escaped (escape.h) so that neither ';' (the separator) nor a byte the
+ * program chose can end a frame or a line: "\x3b" for ';'.  Whole: a cut
+ * frame would merge two stacks.  Returns a malloc'd string.
+ */
+static char *frame(const char *src)
 {
-	char esc[512];
+	char *esc = escape_dup(src, ESCAPE_TEXT);
+	char *out = xcalloc(4 * strlen(esc) + 1, 1);
 	size_t o = 0;
 
-	escape_bytes(esc, sizeof(esc), src, strlen(src));
-	for (const char *p = esc; *p && o + 5 < size; p++) {
+	for (const char *p = esc; *p; p++) {
 		if (*p == ';') {
-			memcpy(dst + o, "\\x3b", 4);
+			memcpy(out + o, "\\x3b", 4);
 			o += 4;
 		} else {
-			dst[o++] = *p;
+			out[o++] = *p;
 		}
 	}
-	dst[o] = '\0';
+	free(esc);
+	return out;
 }
 
 #define FRAMES_MAX	4
@@ -49,13 +54,15 @@ static void frame(char *dst, size_t size, const char *src)
 static void add_frames(struct stacks *s, uint64_t count,
 		       const char *const *frames, size_t n)
 {
-	char f[600], *line = xstrdup(""), *more;
+	char *f, *line, *more;
 
 	if (!count)
 		return;
+	line = xstrdup("");
 	for (size_t i = 0; i < n; i++) {
-		frame(f, sizeof(f), frames[i]);
+		f = frame(frames[i]);
 		more = xasprintf("%s%s%s", line, i ? ";" : "", f);
+		free(f);
 		free(line);
 		line = more;
 	}

@@ -40,6 +40,8 @@ static void json_tz(struct json *j, const struct proc_model *p)
 	json_obj_begin(j, "tz");
 	json_u64(j, "accesses", proc_tz_accesses(p));
 	json_u64(j, "errors", proc_tz_errors(p));
+	/* Not under any path: another thread rewrote it during the call. */
+	json_u64(j, "path_changed", p->tz_changed);
 	json_obj_begin(j, "paths");
 	for (size_t i = 0; i < p->npaths; i++) {
 		const char *path = p->paths[i].path;
@@ -154,6 +156,8 @@ static void json_libc(struct json *j, const struct model *m,
 {
 	json_str(j, "libc_state", libc_state_name(p->libc_state));
 	json_str(j, "libc_path", p->libc_path);
+	/* false: a library it used was probed late, calls before not seen */
+	json_bool(j, "libc_complete", !p->libc_late);
 	json_obj_begin(j, "libc");
 	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_ABSENT;
 	     f++) {

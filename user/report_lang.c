@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report.h"
 #include "util.h"
 
@@ -41,16 +42,13 @@ static int by_events(const void *a, const void *b)
 /* "w.rb:4 in Time#localtime -> tzset" or "pool.py:8 in task", escaped. */
 static void print_where(FILE *f, const struct lang_site_stat *s)
 {
-	char file[256], func[128], cls[128];
-
-	escape_bytes(file, sizeof(file), s->file, strlen(s->file));
-	escape_bytes(func, sizeof(func), s->func, strlen(s->func));
-	fprintf(f, "%s:%u in ", file, s->line);
+	escape_print(f, s->file, ESCAPE_TEXT);
+	fprintf(f, ":%u in ", s->line);
 	if (s->cls) {
-		escape_bytes(cls, sizeof(cls), s->cls, strlen(s->cls));
-		fprintf(f, "%s#", cls);
+		escape_print(f, s->cls, ESCAPE_TEXT);
+		fputc('#', f);
 	}
-	fprintf(f, "%s", func);
+	escape_print(f, s->func, ESCAPE_TEXT);
 	if (s->libc_fn)
 		fprintf(f, " -> %s", libc_fn_name(s->libc_fn));
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report.h"
 #include "util.h"
 
@@ -116,12 +117,11 @@ static void print_per_process(FILE *f, const struct model *m)
 		v[i] = &m->procs[i];
 	qsort(v, m->nprocs, sizeof(*v), by_calls);
 	for (size_t i = 0; i < m->nprocs && i < TOP_PROCS; i++) {
-		char comm[64];
-
 		if (!proc_libc_calls(v[i]))
 			break;
-		escape_bytes(comm, sizeof(comm), v[i]->comm, strlen(v[i]->comm));
-		fprintf(f, "\n  pid %d %s:\n", v[i]->pid, comm);
+		fprintf(f, "\n  pid %d ", v[i]->pid);
+		escape_print(f, v[i]->comm, ESCAPE_TEXT);
+		fputs(":\n", f);
 		print_table(f, m, v[i]->libc, false);
 	}
 	free(v);
@@ -174,25 +174,30 @@ static size_t gather_sites(const struct model *m, struct site **out)
 	return n;
 }
 
-/* "do_work+0x28 (tzloop) at /src/tzloop.c:123", escaped. */
+/*
+ * "do_work+0x28 (tzloop) at /src/tzloop.c:123", escaped: symbol, file and
+ * source names come from the program's own files.
+ */
 static void print_site_name(FILE *f, const struct caller_stat *c)
 {
-	char name[256], module[256], source[512];
 	const char *mod = c->module ? c->module : "unknown";
 
-	escape_bytes(module, sizeof(module), mod, strlen(mod));
 	if (c->symbol) {
-		escape_bytes(name, sizeof(name), c->symbol, strlen(c->symbol));
-		fprintf(f, "%s (%s)", name, module);
+		escape_print(f, c->symbol, ESCAPE_TEXT);
+		fputs(" (", f);
+		escape_print(f, mod, ESCAPE_TEXT);
+		fputc(')', f);
 	} else if (c->has_offset) {
-		fprintf(f, "%s+0x%llx", module, (unsigned long long)c->offset);
+		escape_print(f, mod, ESCAPE_TEXT);
+		fprintf(f, "+0x%llx", (unsigned long long)c->offset);
 	} else {
-		fprintf(f, "0x%llx (%s)", (unsigned long long)c->addr, module);
+		fprintf(f, "0x%llx (", (unsigned long long)c->addr);
+		escape_print(f, mod, ESCAPE_TEXT);
+		fputc(')', f);
 	}
 	if (c->source) {
-		escape_bytes(source, sizeof(source), c->source,
-			     strlen(c->source));
-		fprintf(f, " at %s", source);
+		fputs(" at ", f);
+		escape_print(f, c->source, ESCAPE_TEXT);
 	}
 }
 
@@ -224,7 +229,6 @@ static void print_absent(FILE *f, const struct model *m)
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
-		char comm[64];
 
 		if (p->libc_state != LIBC_ABSENT)
 			continue;
@@ -232,8 +236,8 @@ static void print_absent(FILE *f, const struct model *m)
 			fprintf(f, "\n  No C library to probe (static binary "
 				"or a runtime without libc):");
 		any = true;
-		escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
-		fprintf(f, " %d %s", p->pid, comm);
+		fprintf(f, " %d ", p->pid);
+		escape_print(f, p->comm, ESCAPE_TEXT);
 	}
 	if (any)
 		fputc('\n', f);
@@ -264,6 +268,26 @@ static void print_overhead(FILE *f, const struct model *m,
 		HIT_NS_STEPPED / 1e3, HIT_NS_RETURN / 1e3);
 }
 
+/* Processes whose counts miss the calls made before a late probe. */
+static void print_late_pids(FILE *f, const struct model *m)
+{
+	size_t shown = 0, late = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (!m->procs[i].libc_late)
+			continue;
+		if (!late++)
+			fputs("  counts incomplete (a library was probed after "
+			      "they started) for pid", f);
+		if (shown++ < 8)
+			fprintf(f, " %d", m->procs[i].pid);
+	}
+	if (late > shown)
+		fprintf(f, " (+%zu more)", late - shown);
+	if (late)
+		fputc('\n', f);
+}
+
 static void print_placement(FILE *f, const struct model *m)
 {
 	bool any = false;
@@ -283,6 +307,7 @@ static void print_placement(FILE *f, const struct model *m)
 		fprintf(f, "  %u librar%s first seen in a running process: "
 			"calls made before that were not seen\n",
 			m->libc.late_libs, m->libc.late_libs == 1 ? "y" : "ies");
+	print_late_pids(f, m);
 }
 
 void report_libc_text(FILE *f, const struct model *m)

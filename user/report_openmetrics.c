@@ -8,22 +8,19 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "escape.h"
 #include "hist.h"
 #include "report.h"
 #include "util.h"
 
-/* Label values: only \\, \" and \n may be escaped; keep bytes printable. */
+/*
+ * Label values in the escaped form of escape.h, whole: a cut would merge
+ * two series.
+ */
 static void label(FILE *f, const char *name, const char *value, bool more)
 {
-	char safe[256];
-
-	escape_bytes(safe, sizeof(safe), value, strlen(value));
 	fprintf(f, "%s=\"", name);
-	for (const char *c = safe; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			fputc('\\', f);
-		fputc(*c, f);
-	}
+	escape_print_quoted(f, value, strlen(value));
 	fprintf(f, "\"%s", more ? "," : "");
 }
 

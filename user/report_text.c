@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "escape.h"
 #include "hist.h"
 #include "report.h"
 #include "util.h"
@@ -28,11 +29,10 @@ static void print_command(FILE *f, const struct model *m)
 	int i;
 
 	for (i = 0; i < m->ncommand && used < HEADER_ARGS_MAX; i++) {
-		char arg[256];
+		char *arg = escape_dup(m->command[i], ESCAPE_TEXT);
 
-		escape_bytes(arg, sizeof(arg), m->command[i],
-			     strlen(m->command[i]));
 		used += fprintf(f, " %s", arg);
+		free(arg);
 	}
 	if (i < m->ncommand)
 		fprintf(f, " ... (%d more arguments)", m->ncommand - i);
@@ -85,17 +85,18 @@ static void exit_words(char *buf, size_t size, const struct proc_model *p)
 
 static void print_proc_row(FILE *f, const struct proc_model *p)
 {
-	char comm[80], exe[200], tz[32], clk[32], ex[16];
+	char *comm = escape_dup(p->comm, ESCAPE_TEXT);
+	char *exe = escape_dup(p->exe, ESCAPE_TEXT);
+	char tz[32], clk[32], ex[16];
 	int indent = p->depth < 8 ? p->depth * 2 : 16;
 
-	escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
-	escape_bytes(exe, sizeof(exe), p->exe ? p->exe : "",
-		     p->exe ? strlen(p->exe) : 0);
 	exit_words(ex, sizeof(ex), p);
 	fprintf(f, "  %8d %8d %*s%-*s %12s %14s %8s  %s\n", p->pid, p->ppid,
 		indent, "", 18 - indent, comm,
 		fmt_count(tz, sizeof(tz), proc_tz_accesses(p)),
 		fmt_count(clk, sizeof(clk), proc_clock_syscalls(p)), ex, exe);
+	free(comm);
+	free(exe);
 }
 
 static int by_ppid(const void *a, const void *b)
@@ -208,6 +209,27 @@ static void print_parent_vs_children(FILE *f, const struct model *m)
 	print_group(f, "children", &children);
 }
 
+/*
+ * A process that rewrites a path while the kernel uses it: what was seen
+ * changing is not counted above, and a change and change back within one
+ * syscall cannot be seen, so its split between paths is not to be trusted.
+ */
+static void print_tz_changed(FILE *f, const struct model *m)
+{
+	char n[32];
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+
+		if (!p->tz_changed)
+			continue;
+		fprintf(f, "  pid %d rewrote the path of %s accesses during "
+			"the syscall (tz_path_changed, not counted above); its "
+			"split between paths may be off\n", p->pid,
+			fmt_count(n, sizeof(n), p->tz_changed));
+	}
+}
+
 static void print_tz_paths(FILE *f, const struct model *m)
 {
 	struct tz_path_stat *all = NULL;
@@ -239,16 +261,16 @@ static void print_tz_paths(FILE *f, const struct model *m)
 			"PATH");
 	}
 	for (size_t j = 0; j < n; j++) {
-		char path[4 * TZ_PATH_LEN + 1], c[32], e[32];
+		char c[32], e[32];
 
-		escape_bytes(path, sizeof(path), all[j].path,
-			     strlen(all[j].path));
-		fprintf(f, "  %-9s %12s %10s  %s%s\n", kind_name(all[j].kind),
+		fprintf(f, "  %-9s %12s %10s  ", kind_name(all[j].kind),
 			fmt_count(c, sizeof(c), all[j].count),
-			fmt_count(e, sizeof(e), all[j].errors), path,
-			strlen(all[j].path) >= TZ_PATH_LEN - 1 ? "..." : "");
+			fmt_count(e, sizeof(e), all[j].errors));
+		escape_print(f, all[j].path, ESCAPE_TEXT);
+		fputc('\n', f);
 	}
 	free(all);
+	print_tz_changed(f, m);
 }
 
 static void print_clockids(FILE *f, const struct model *m)
@@ -381,9 +403,14 @@ static void print_findings(FILE *f, const struct findings *fs)
 			fprintf(f, " %d", fd->pids[k]);
 		if (fd->npids > 8)
 			fprintf(f, " (+%zu more)", fd->npids - 8);
-		fprintf(f, "\n    %s\n", fd->message);
+		/* A message quotes paths and symbols of the program. */
+		fputs("\n    ", f);
+		escape_print(f, fd->message, ESCAPE_TEXT);
+		fputc('\n', f);
 		print_cost(f, &fd->cost);
-		fprintf(f, "    fix: %s\n", fd->fix);
+		fputs("    fix: ", f);
+		escape_print(f, fd->fix, ESCAPE_TEXT);
+		fputc('\n', f);
 	}
 }
 
@@ -426,7 +453,7 @@ void report_interval_text(FILE *f, const struct model *delta,
 {
 	struct proc_model **byact = model_by_activity(delta);
 	unsigned int top = o->top_n ? o->top_n : 10;
-	char d[32], ev[32], tz[32], clk[32], comm[80];
+	char d[32], ev[32], tz[32], clk[32], *comm;
 
 	fprintf(f, "\n%s%sinterval %s: %s events, %llu lost\n",
 		o->interval_label ? o->interval_label : "",
@@ -441,10 +468,11 @@ void report_interval_text(FILE *f, const struct model *delta,
 
 		if (!proc_tz_accesses(p) && !proc_clock_syscalls(p))
 			break;
-		escape_bytes(comm, sizeof(comm), p->comm, strlen(p->comm));
+		comm = escape_dup(p->comm, ESCAPE_TEXT);
 		fprintf(f, "  %8d %-16s %12s %14s\n", p->pid, comm,
 			fmt_count(tz, sizeof(tz), proc_tz_accesses(p)),
 			fmt_count(clk, sizeof(clk), proc_clock_syscalls(p)));
+		free(comm);
 	}
 	fflush(f);
 	free(byact);

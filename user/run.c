@@ -43,6 +43,8 @@ static int seed_run(struct session *s)
 		     tzdir ? xstrdup(tzdir) : NULL);
 	if (session_watch_fd(s, s->launch.pidfd))
 		return EXIT_TOOL_FAILURE;
+	if (s->env.libc)
+		libc_probe_prog(&s->libc, s->env.prog_argv[0]);
 	s->model.start_ns = now_ns();
 	err = launch_release(&s->launch, s->env.prog_argv[0]);
 	if (err)

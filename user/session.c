@@ -98,6 +98,7 @@ static void on_event(void *ctx, const struct event *e)
 	switch (e->type) {
 	case EVENT_FORK:
 		p->ppid = e->ppid;
+		p->running_since_ns = e->ts_ns;
 		parent = model_find(&s->model, e->ppid);
 		if (!parent)
 			break;
@@ -107,6 +108,7 @@ static void on_event(void *ctx, const struct event *e)
 			p->exe = xstrdup(parent->exe);
 		break;
 	case EVENT_EXEC:
+		p->running_since_ns = e->ts_ns;
 		free(p->exe);
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		session_learn_proc_env(p);
@@ -400,7 +402,38 @@ static bool all_gone(struct session *s)
 	return !session_any_alive(s);
 }
 
-void session_loop(struct session *s)
+static void die_of_signal(int sig)
+{
+	_exit(128 + sig);
+}
+
+/*
+ * Once the loop is over, nothing may keep clocktrace from ending: signals
+ * already queued count as they would have in the loop, and from now on
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT end it at once (128+N, no report),
+ * whatever the report is waiting for.  The first three kill it with their
+ * default action: only a fatal signal wakes a wait the kernel allows to be
+ * killed only (a FUSE request its server never answers); SIGQUIT would
+ * dump core, so it exits instead.
+ */
+static void enter_end_phase(struct session *s)
+{
+	struct sigaction quit = { .sa_handler = die_of_signal };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t mask;
+
+	handle_signal(s);
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
+		signal(sigs[i], SIG_DFL);
+		sigaddset(&mask, sigs[i]);
+	}
+	sigaction(SIGQUIT, &quit, NULL);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+}
+
+static void loop_until_done(struct session *s)
 {
 	struct epoll_event evs[8];
 	uint64_t deadline = s->env.duration > 0 ?
@@ -437,6 +470,12 @@ void session_loop(struct session *s)
 		if (s->env.mode == MODE_ATTACH && !s->env.comm && all_gone(s))
 			return;
 	}
+}
+
+void session_loop(struct session *s)
+{
+	loop_until_done(s);
+	enter_end_phase(s);
 }
 
 void session_finish_model(struct session *s)

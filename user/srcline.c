@@ -23,21 +23,6 @@ struct srcline {
 	Dwarf_Addr bias;	/* module address = link-time address + bias */
 };
 
-/* Opens a regular file without blocking on a FIFO or a device. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * Only the build-id directory, which root owns: a debuglink is a name the
  * traced program's file chose, and its directory may be the program's.

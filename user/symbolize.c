@@ -187,17 +187,17 @@ static void read_elf(struct elf_syms *s, Elf *elf)
 		qsort(s->syms, s->nsyms, sizeof(*s->syms), by_vaddr);
 }
 
-struct elf_syms *elf_syms_load(const char *path)
+struct elf_syms *elf_syms_load_fd(int fd)
 {
 	struct elf_syms *s;
 	Elf *elf;
-	int fd;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		close(fd);
+		return NULL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
@@ -209,6 +209,11 @@ struct elf_syms *elf_syms_load(const char *path)
 	read_elf(s, elf);
 	elf_end(elf);
 	return s;
+}
+
+struct elf_syms *elf_syms_load(const char *path)
+{
+	return elf_syms_load_fd(open_regular(path));
 }
 
 void elf_syms_free(struct elf_syms *s)

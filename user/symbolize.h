@@ -21,8 +21,13 @@ struct elf_func {
 	bool ifunc;		/* STT_GNU_IFUNC: the address is a resolver's */
 };
 
-/* NULL when the file is not a readable ELF file. */
+/*
+ * NULL when the file is not a readable ELF file.  The path is opened with
+ * open_regular(): a traced program may have put a FIFO or a device there.
+ */
 struct elf_syms *elf_syms_load(const char *path);
+/* The same from an open descriptor, which it owns from then on. */
+struct elf_syms *elf_syms_load_fd(int fd);
 void elf_syms_free(struct elf_syms *s);
 
 /*

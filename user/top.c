@@ -14,6 +14,7 @@
 #include <sys/signalfd.h>
 
 #include "clocks.h"
+#include "escape.h"
 #include "json.h"
 #include "privs.h"
 #include "procfs.h"
@@ -118,9 +119,10 @@ static const char *short_finding(const struct top_row *r, int tz_state,
 	return "";
 }
 
+/* comm and tz as the process has them: each renderer escapes them. */
 struct row_facts {
-	char comm[64];
-	char tz[64];
+	char comm[32];
+	char *tz;		/* TZ's value, or NULL */
 	int tz_state;
 	char clock[48];
 	const char *finding;
@@ -129,18 +131,14 @@ struct row_facts {
 static void row_facts(struct row_facts *f, const struct top_row *r,
 		      const char *clocksource, double secs)
 {
-	char comm[32] = "?", name[48], *tz = NULL;
+	char name[48];
 	int found;
 
-	proc_comm(r->pid, comm, sizeof(comm));
-	escape_bytes(f->comm, sizeof(f->comm), comm, strlen(comm));
-	found = proc_getenv(r->pid, "TZ", &tz);
+	snprintf(f->comm, sizeof(f->comm), "?");
+	proc_comm(r->pid, f->comm, sizeof(f->comm));
+	f->tz = NULL;
+	found = proc_getenv(r->pid, "TZ", &f->tz);
 	f->tz_state = found < 0 ? ENV_UNKNOWN : found ? ENV_SET : ENV_UNSET;
-	if (found > 0)
-		escape_bytes(f->tz, sizeof(f->tz), tz, strlen(tz));
-	else
-		snprintf(f->tz, sizeof(f->tz), "%s", found < 0 ? "?" : "(unset)");
-	free(tz);
 	if (r->top_clock == INT32_MIN)
 		snprintf(f->clock, sizeof(f->clock), "-");
 	else
@@ -169,12 +167,19 @@ static void print_screen(struct session *s, FILE *out,
 	fprintf(out, "%8s %-16s %10s %10s %-26s %-16s %s\n", "PID", "COMM",
 		"TZ/s", "CLOCK/s", "TOP CLOCK", "TZ", "FINDING");
 	for (size_t i = 0; i < n && i < top; i++) {
-		struct row_facts f;
+		struct row_facts f = {};
+		char *comm, *tz;
 
 		row_facts(&f, &rows[i], s->model.clocksource, secs);
+		comm = escape_dup(f.comm, ESCAPE_TEXT);
+		tz = f.tz_state == ENV_SET ? escape_dup(f.tz, ESCAPE_TEXT) :
+		     xstrdup(f.tz_state == ENV_UNSET ? "(unset)" : "?");
 		fprintf(out, "%8d %-16s %10.0f %10.0f %-26s %-16s %s\n",
-			rows[i].pid, f.comm, rows[i].tz_rate,
-			rows[i].clock_rate, f.clock, f.tz, f.finding);
+			rows[i].pid, comm, rows[i].tz_rate,
+			rows[i].clock_rate, f.clock, tz, f.finding);
+		free(comm);
+		free(tz);
+		free(f.tz);
 	}
 	if (!tty)
 		fputc('\n', out);
@@ -195,7 +200,7 @@ static void print_json_line(struct session *s, FILE *out,
 	json_u64(&j, "lost_events", model_lost(&s->model));
 	json_arr_begin(&j, "processes");
 	for (size_t i = 0; i < n && i < top; i++) {
-		struct row_facts f;
+		struct row_facts f = {};
 
 		row_facts(&f, &rows[i], s->model.clocksource, secs);
 		json_obj_begin(&j, NULL);
@@ -211,6 +216,7 @@ static void print_json_line(struct session *s, FILE *out,
 			json_str(&j, "tz_env", f.tz_state == ENV_SET ? f.tz : "");
 		json_str(&j, "finding", f.finding);
 		json_obj_end(&j);
+		free(f.tz);
 	}
 	json_arr_end(&j);
 	json_obj_end(&j);

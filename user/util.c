@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -121,30 +122,29 @@ char *fmt_duration(char *buf, size_t size, double ns)
 	return buf;
 }
 
-void escape_bytes(char *dst, size_t size, const char *src, size_t len)
+int open_regular(const char *path)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
+	char self[64];
+	struct stat st;
+	int pfd, fd;
 
-	if (!size)
-		return;
-	for (i = 0; i < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			if (o + 1 >= size)
-				break;
-			dst[o++] = c;
-		} else {
-			if (o + 4 >= size)
-				break;
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		}
+	/*
+	 * An O_PATH descriptor opens nothing: a FIFO cannot block us and a
+	 * device (a symbolic link to /dev/watchdog) is never opened.  Only a
+	 * regular file is then opened for reading, through that same inode.
+	 */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		errno = EINVAL;
+		return -1;
 	}
-	dst[o] = '\0';
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	return fd;
 }
 
 static void *check_alloc(void *p)

@@ -34,8 +34,9 @@ char *fmt_count(char *buf, size_t size, uint64_t n);
 char *fmt_duration(char *buf, size_t size, double ns);
 
 /*
- * Bytes from a traced program (comm, paths, environ) made safe to print:
- * printable ASCII stays, everything else becomes \xNN.  Always terminates.
+ * Bytes from a traced program (comm, paths, environ) made safe to print,
+ * ESCAPE_TEXT of escape.h into a fixed buffer: whole pieces only, always
+ * terminated.  Where a cut could merge two names, use escape_dup().
  */
 void escape_bytes(char *dst, size_t size, const char *src, size_t len);
 /* A command-line argument echoed in a message, escaped likewise; buf. */
@@ -46,6 +47,13 @@ char *escape_arg(char *buf, size_t size, const char *arg);
  * not a file, not TERM=dumb (Emacs' shell), not TERM unset.
  */
 bool term_can_redraw(int fd);
+
+/*
+ * Opens for reading a file whose path a traced program controls: only a
+ * regular file, never blocking (a FIFO) and never opening a device.
+ * A descriptor, or -1 with errno (EINVAL: not a regular file).
+ */
+int open_regular(const char *path);
 
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);

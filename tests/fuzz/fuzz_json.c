@@ -3,9 +3,10 @@
  * libFuzzer: whatever bytes a comm or a path holds, json_write_string must
  * give a valid JSON string, and the writer a valid document.  A small
  * strict validator (RFC 8259, UTF-8 checked) parses the output and decodes
- * the string; the decoded code points must be the input's: each valid
- * UTF-8 sequence its own code point, each other byte U+00XX.  escape_bytes
- * (the text report's escaping) must leave printable ASCII only.
+ * the string; the decoded string must be the input's escaped form
+ * (escape.h), hold no control, DEL or C1 character, and give the input
+ * back when its \xNN are undone.  escape_bytes (the text report's
+ * escaping) must leave printable ASCII only.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "json.h"
 #include "util.h"
 
@@ -217,12 +219,63 @@ static char *capture(FILE **f, size_t *len, char **buf)
 	return *f ? *buf : NULL;
 }
 
+/* The escaped form of data, as escape_next() gives it piece by piece. */
+static char *escaped_form(const uint8_t *data, size_t size, size_t *len)
+{
+	char *out = malloc(4 * size + 1), piece[5];
+	size_t i = 0, o = 0;
+
+	while (i < size) {
+		i += escape_next((const char *)data + i, size - i, ESCAPE_UTF8,
+				 piece);
+		memcpy(out + o, piece, strlen(piece));
+		o += strlen(piece);
+	}
+	*len = o;
+	return out;
+}
+
+/* Undoes \xNN in the decoded code points: the input's bytes again. */
+static bool unescapes_to(const long *cps, size_t ncps, const uint8_t *data,
+			 size_t size)
+{
+	size_t k = 0, i = 0;
+
+	while (k < ncps) {
+		if (cps[k] == '\\') {
+			int hi, lo;
+
+			if (k + 3 >= ncps || cps[k + 1] != 'x')
+				return false;
+			hi = hexval((unsigned char)cps[k + 2]);
+			lo = hexval((unsigned char)cps[k + 3]);
+			if (hi < 0 || lo < 0 || i >= size ||
+			    data[i] != (hi << 4 | lo))
+				return false;
+			i++;
+			k += 4;
+			continue;
+		}
+		/* A kept character: its UTF-8 bytes, as in the input. */
+		{
+			size_t n;
+			long cp = utf8_decode(data + i, size - i, &n);
+
+			if (i >= size || cp != cps[k])
+				return false;
+			i += n;
+			k++;
+		}
+	}
+	return i == size;
+}
+
 static void check_string(const uint8_t *data, size_t size)
 {
-	long *cps = calloc(size + 1, sizeof(*cps));
-	size_t len, ncps = 0, i = 0, k = 0;
+	long *cps = calloc(4 * size + 1, sizeof(*cps));
+	size_t len, ncps = 0, i = 0, k = 0, elen;
+	char *out, *esc = escaped_form(data, size, &elen);
 	struct cursor c;
-	char *out;
 	FILE *f;
 
 	capture(&f, &len, &out);
@@ -231,22 +284,26 @@ static void check_string(const uint8_t *data, size_t size)
 	c = (struct cursor){ .s = (unsigned char *)out, .len = len };
 	if (!parse_string(&c, cps, &ncps) || c.i != len)
 		abort();
-	/* Round trip: the same code points, in order. */
-	while (i < size) {
+	/* The decoded string is the escaped form, code point by code point. */
+	while (i < elen) {
 		size_t n;
-		long cp = utf8_decode(data + i, size - i, &n);
+		long cp = utf8_decode((const unsigned char *)esc + i, elen - i,
+				      &n);
 
-		if (cp < 0 || (n == 2 && cp < 0x80)) {
-			cp = data[i];
-			n = 1;
-		}
-		if (k >= ncps || cps[k] != cp)
+		if (cp < 0 || k >= ncps || cps[k] != cp)
 			abort();
 		k++;
 		i += n;
 	}
 	if (k != ncps)
 		abort();
+	/* Inert: nothing a terminal acts on survives a jq -r. */
+	for (k = 0; k < ncps; k++)
+		if (cps[k] < 0x20 || (cps[k] >= 0x7f && cps[k] < 0xa0))
+			abort();
+	if (!unescapes_to(cps, ncps, data, size))
+		abort();
+	free(esc);
 	free(out);
 	free(cps);
 }

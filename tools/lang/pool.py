@@ -2,10 +2,12 @@
 
     python3 pool.py N WORKERS
 
-Each worker makes exactly N time.mktime(time.localtime()) calls: the
-oracle --lang's counts are checked against.
+Each task makes exactly N time.mktime(time.localtime()) calls and says
+which worker ran it: the oracle --lang's counts are checked against (a
+worker may run several tasks).
 """
 import multiprocessing
+import os
 import sys
 import time
 
@@ -13,6 +15,8 @@ import time
 def task(n):
     for _ in range(n):
         time.mktime(time.localtime())
+    print(f"WORKLOAD role=worker pid={os.getpid()} mktime_calls={n}",
+          file=sys.stderr)
     return n
 
 
