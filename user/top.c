@@ -247,6 +247,8 @@ static void refresh(struct session *s, uint64_t *last_ns)
 		print_json_line(s, out, rows, n, secs);
 	else
 		print_screen(s, out, rows, n, secs);
+	if (out && s->env.format != FORMAT_OPENMETRICS)
+		report_file_publish(&s->report);
 	free(rows);
 	model_free(&s->prev);
 	s->prev = cur;
