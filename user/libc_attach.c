@@ -109,7 +109,7 @@ static struct bpf_program *old_entry(struct clocktrace_bpf *skel, uint32_t fn)
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "libc_old_%s", symbol_names[fn]);
+	snprintf(name, sizeof(name), "libc_old_%s", libc_fn_name(fn));
 	return bpf_object__find_program_by_name(skel->obj, name);
 }
 
