@@ -172,7 +172,13 @@ VMTEST_KERNELS	:= \
 	x86_64:trixie:linux-image-6.12.*-cloud-amd64-unsigned:full \
 	arm64:bookworm:linux-image-6.1.0-*-cloud-arm64-unsigned:small
 
+# An x86 machine cross-builds the arm64 guests' binaries first
+# (build-arm64/clocktrace and build-arm64/tools/, what run.sh packs).
+VMTEST_ARCHS	:= $(sort $(foreach k,$(VMTEST_KERNELS),$(firstword $(subst :, ,$(k)))))
+VMTEST_CROSS	:= $(if $(filter x86,$(HOST_ARCH)),$(filter arm64,$(VMTEST_ARCHS)))
+
 vmtest: all
+	$(Q)$(foreach a,$(VMTEST_CROSS),$(MAKE) --no-print-directory ARCH=$(a) all &&) true
 	$(Q)tools/vmtest/run.sh $(foreach k,$(VMTEST_KERNELS),'$(k)')
 
 # The README's table of tested kernels, from the last make vmtest.
