@@ -223,7 +223,8 @@ t_libc_localtime()
 }
 
 # Waits (up to 60 s: TCG) until the attach of pid $1 printed its first
-# interval report: by then its targets are in the filter.
+# interval report: by then its targets are in the filter.  The reports go
+# to stderr as they come (-o would rename the whole file in at the end).
 wait_for_first_report()
 {
 	i=0
@@ -244,20 +245,21 @@ t_attach_pid()
 		sleep 0.1
 		i=$((i + 1))
 	done
-	"$CT" attach -p "$wl" -i 0.5 --json -o "$W/at.json" 2> "$W/at.err" &
+	"$CT" attach -p "$wl" -i 0.5 --json 2> "$W/at.json" &
 	ct=$!
 	wait_for_first_report "$ct" || {
 		kill "$ct" "$wl" 2>/dev/null
-		fail "attach did not attach" "$W/at.err"
+		fail "attach did not attach" "$W/at.json"
 		return 1
 	}
 	kill -USR1 "$wl"
-	wait "$ct" || fail "attach failed" "$W/at.err" || return 1
+	wait "$ct" || fail "attach failed" "$W/at.json" || return 1
 	wait "$wl"
 	# One report per interval, then the totals.
-	jq -s '.[-1]' "$W/at.json" > "$W/at.total"
+	jq -s '.[-1]' "$W/at.json" > "$W/at.total" ||
+		fail "the reports are not JSON" "$W/at.json" || return 1
 	[ "$(jq '.processes | length' "$W/at.total")" -eq 2 ] ||
-		fail "not 2 processes" "$W/at.err" || return 1
+		fail "not 2 processes" "$W/at.total" || return 1
 	while read -r _ pid ppid _ st _; do
 		pid=${pid#pid=} ppid=${ppid#ppid=} st=${st#tz_stat=}
 		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
