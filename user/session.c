@@ -347,6 +347,8 @@ static void print_interval(struct session *s)
 		report_json(f, &delta, &fs, false);
 	else
 		report_interval_text(f, &delta, &ro);
+	if (f && s->env.format != FORMAT_OPENMETRICS)
+		report_file_publish(&s->report);
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);

@@ -175,12 +175,6 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	t->features = *bpf_features_probe();
-	if (opts->libc && !t->features.has[BPF_FEAT_LIBC_HELPERS]) {
-		warn("--libc cannot work on this kernel: it needs "
-		     "bpf_get_attach_cookie (Linux 5.15) and bpf_find_vma "
-		     "(5.17); %s", bpf_feature_why(BPF_FEAT_LIBC_HELPERS));
-		return -1;
-	}
 
 	fd = open_core_btf(core_btf, sizeof(core_btf));
 	t->skel = open_and_load(opts, fd >= 0 ? core_btf : NULL, &err);
