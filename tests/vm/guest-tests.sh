@@ -21,7 +21,7 @@ doctor_verdict		small,full	doctor: tracing can work here, exit 0
 run_forktree		small,full	run: forktree counts per process equal its own, exit statuses 0
 run_tzloop		full		run: tzloop processes, tz stats and CPU clock syscalls exact
 run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
-libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process (before 5.17: refused, status 125)
+libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
 leftovers		small,full	no BPF program, map or link is left after clocktrace exits
@@ -177,33 +177,8 @@ libc_count()
 		"$W/lc.json"
 }
 
-# Whether the running kernel is at least MAJOR.MINOR.
-kernel_at_least()
-{
-	release=$(uname -r)
-	major=${release%%.*}
-	minor=${release#*.}
-	minor=${minor%%[!0-9]*}
-	[ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
-}
-
-# --libc needs bpf_get_attach_cookie (5.15) and bpf_find_vma (5.17), as the
-# README says: before 5.17 it must refuse in one line, having run nothing.
-libc_refused()
-{
-	env -u TZ "$CT" run --libc -o "$W/lc.out" -- "$TOOLS/tzloop" -m localtime \
-		-n 100 -c 0 > /dev/null 2> "$W/lc.err"
-	st=$?
-	[ $st -eq 125 ] || fail "run --libc exited $st before 5.17, not 125" "$W/lc.err" ||
-		return 1
-	grep -q 'bpf_get_attach_cookie' "$W/lc.err" ||
-		fail "the refusal does not name the missing helper" "$W/lc.err" || return 1
-	! grep -q '^WORKLOAD ' "$W/lc.err" || fail "the workload ran" "$W/lc.err"
-}
-
 t_libc_localtime()
 {
-	kernel_at_least 5 17 || { libc_refused; return; }
 	env -u TZ "$CT" run --libc --json -o "$W/lc.json" -- "$TOOLS/tzloop" \
 		-m localtime -n 100 -c 2 > /dev/null 2> "$W/lc.err" ||
 		fail "run --libc failed" "$W/lc.err" || return 1
