@@ -61,8 +61,8 @@ USER_SRCS	:= $(wildcard user/*.c)
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
-IMPURE		:= main tracer collect session run attach top launch libc_probe privs \
-		   lang_probe exporter \
+IMPURE		:= main tracer collect session run run_compare attach top launch \
+		   libc_probe privs lang_probe exporter \
 		   btf_vmlinux
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 
@@ -172,19 +172,26 @@ VMTEST_KERNELS	:= \
 	x86_64:trixie:linux-image-6.12.*-cloud-amd64-unsigned:full \
 	arm64:bookworm:linux-image-6.1.0-*-cloud-arm64-unsigned:small
 
+# An x86 machine cross-builds the arm64 guests' binaries first
+# (build-arm64/clocktrace and build-arm64/tools/, what run.sh packs).
+VMTEST_ARCHS	:= $(sort $(foreach k,$(VMTEST_KERNELS),$(firstword $(subst :, ,$(k)))))
+VMTEST_CROSS	:= $(if $(filter x86,$(HOST_ARCH)),$(filter arm64,$(VMTEST_ARCHS)))
+
 vmtest: all
+	$(Q)$(foreach a,$(VMTEST_CROSS),$(MAKE) --no-print-directory ARCH=$(a) all &&) true
 	$(Q)tools/vmtest/run.sh $(foreach k,$(VMTEST_KERNELS),'$(k)')
 
 # The README's table of tested kernels, from the last make vmtest.
 vmtest-readme:
 	$(Q)tools/vmtest/table.sh README.md
 
-# The seeds' reproducer traced twice: TZ unset, then with the fix.
+# The seeds' reproducer as it is and with the fix, compared; the report
+# also as a web page.
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	env -u TZ ./clocktrace run -- tools/tzloop -q -n 20000 -c 2
-	@echo; echo "=== the same with the fix, TZ=:/etc/localtime ==="
-	TZ=:/etc/localtime ./clocktrace run -- tools/tzloop -q -n 20000 -c 2
+	env -u TZ ./clocktrace run --compare --html $(OUT)/demo.html -- \
+		tools/tzloop -q -n 20000 -c 2
+	@echo; echo "The same report as a web page: $(OUT)/demo.html"
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

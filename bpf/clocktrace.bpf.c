@@ -832,6 +832,24 @@ int BPF_PROG(sched_exec_bounded, struct task_struct *p, pid_t old_pid,
 	return on_exec(p, bprm, false);
 }
 
+/*
+ * The CPU time of the whole process as its last thread exits: threads
+ * already released are summed in signal, a group leader that exited first
+ * is a zombie not yet summed, and this thread is still running.  A thread
+ * that exited a moment ago may not have been released yet and is missed:
+ * run --compare times single-threaded workers, where that cannot happen.
+ */
+static __always_inline __u64 process_cpu_ns(struct task_struct *p)
+{
+	struct task_struct *leader = BPF_CORE_READ(p, group_leader);
+	__u64 ns = BPF_CORE_READ(p, signal, sum_sched_runtime) +
+		   BPF_CORE_READ(p, se.sum_exec_runtime);
+
+	if (leader != p)
+		ns += BPF_CORE_READ(leader, se.sum_exec_runtime);
+	return ns;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_exit, struct task_struct *p)
 {
@@ -852,6 +870,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	BPF_CORE_READ_STR_INTO(&proc->comm, p, group_leader, comm);
 	proc->exit_status = status;
 	proc->exit_ns = bpf_ktime_get_ns();
+	proc->cpu_ns = process_cpu_ns(p);
 	proc->flags |= PROC_EXITED;
 	emit(EVENT_EXIT, p, proc->ppid, status);
 	return 0;

@@ -85,6 +85,7 @@ struct proc {
 	__s32 exit_status;	/* wait(2) status of the last thread */
 	__u64 start_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 exit_ns;
+	__u64 cpu_ns;		/* CPU time of all its threads, at exit */
 	__u64 tz_changed;	/* its LOSS_TZ_PATH_CHANGED */
 	char comm[COMM_LEN];
 };

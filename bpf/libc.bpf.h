@@ -131,7 +131,7 @@ static __always_inline void note_caller_file(const struct caller_key *key)
  * back in ip: the call site costs no read of the user stack.
  */
 static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
-					  __u32 fn)
+					  __u32 fn, bool find_vma)
 {
 	struct caller_key key = {
 		.tgid = tgid, .fn = fn, .ret_addr = PT_REGS_IP(ctx),
@@ -141,7 +141,8 @@ static __always_inline void record_caller(struct pt_regs *ctx, __u32 tgid,
 
 	n = bpf_map_lookup_elem(&callers, &key);
 	if (!n) {
-		note_caller_file(&key);
+		if (find_vma)
+			note_caller_file(&key);
 		n = lookup_or_init(&callers, &key, &zero, LOSS_LIBC_MAP_FULL);
 	}
 	if (n)
@@ -200,7 +201,12 @@ static __always_inline bool enter_timed(__u32 fn, bool session)
 	return true;
 }
 
-static __always_inline int leave_timed(struct pt_regs *ctx)
+/*
+ * new_helpers: the kernel has bpf_find_vma (5.17) and so compare-and-swap
+ * too; older ones run libc_return_old, whose call sites are named from
+ * the process's mappings while it lives.
+ */
+static __always_inline int leave_timed(struct pt_regs *ctx, bool new_helpers)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct thread_state *ts;
@@ -218,22 +224,21 @@ static __always_inline int leave_timed(struct pt_regs *ctx)
 	if (--ts->libc_depth > 0)
 		return 0;
 	ns = bpf_ktime_get_ns() - ts->libc_start_ns;
-	record_caller(ctx, tgid, ts->libc_fn);
+	record_caller(ctx, tgid, ts->libc_fn, new_helpers);
 	s = libc_stats_of(tgid, ts->libc_fn);
 	ts->libc_fn = 0;
 	if (!s)
 		return 0;
 	__sync_fetch_and_add(&s->calls, 1);
-	/* --libc needs 5.17 (bpf_find_vma): compare-and-swap is there. */
-	latency_add(&s->lat, ns, false, true);
+	latency_add(&s->lat, ns, false, new_helpers);
 	return 0;
 }
 
 /* Whether this call needs its return seen. */
-static __always_inline bool libc_enter(struct pt_regs *ctx, bool session)
+static __always_inline bool libc_enter_as(struct pt_regs *ctx, __u64 cookie,
+					  bool session)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 fn = cookie & LIBC_COOKIE_FN;
 
 	if (!is_traced(tgid))
@@ -243,6 +248,11 @@ static __always_inline bool libc_enter(struct pt_regs *ctx, bool session)
 		return false;
 	}
 	return enter_timed(fn, session);
+}
+
+static __always_inline bool libc_enter(struct pt_regs *ctx, bool session)
+{
+	return libc_enter_as(ctx, bpf_get_attach_cookie(ctx), session);
 }
 
 SEC("uprobe")
@@ -255,7 +265,43 @@ int libc_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int libc_return(struct pt_regs *ctx)
 {
-	return leave_timed(ctx);
+	return leave_timed(ctx, true);
+}
+
+/*
+ * Before Linux 5.15 a probe has no attach cookie: one entry program per
+ * function says which it is (libc_old_tzset, ...), attached with classic
+ * uprobes.  The functions from clock_gettime on are counted, not timed.
+ */
+#define LIBC_OLD_ENTRY(name, fn)					\
+SEC("uprobe")								\
+int libc_old_##name(struct pt_regs *ctx)				\
+{									\
+	libc_enter_as(ctx, (fn) >= LIBC_CLOCK_GETTIME ?			\
+		      (fn) | LIBC_COOKIE_COUNT_ONLY : (fn), false);	\
+	return 0;							\
+}
+
+LIBC_OLD_ENTRY(tzset, LIBC_TZSET)
+LIBC_OLD_ENTRY(localtime, LIBC_LOCALTIME)
+LIBC_OLD_ENTRY(localtime_r, LIBC_LOCALTIME_R)
+LIBC_OLD_ENTRY(gmtime, LIBC_GMTIME)
+LIBC_OLD_ENTRY(gmtime_r, LIBC_GMTIME_R)
+LIBC_OLD_ENTRY(mktime, LIBC_MKTIME)
+LIBC_OLD_ENTRY(timelocal, LIBC_TIMELOCAL)
+LIBC_OLD_ENTRY(timegm, LIBC_TIMEGM)
+LIBC_OLD_ENTRY(strftime, LIBC_STRFTIME)
+LIBC_OLD_ENTRY(ctime, LIBC_CTIME)
+LIBC_OLD_ENTRY(ctime_r, LIBC_CTIME_R)
+LIBC_OLD_ENTRY(clock_gettime, LIBC_CLOCK_GETTIME)
+LIBC_OLD_ENTRY(gettimeofday, LIBC_GETTIMEOFDAY)
+LIBC_OLD_ENTRY(time, LIBC_TIME)
+
+/* With the libc_old_* entries: no bpf_find_vma, no compare-and-swap. */
+SEC("uretprobe")
+int libc_return_old(struct pt_regs *ctx)
+{
+	return leave_timed(ctx, false);
 }
 
 extern bool bpf_session_is_return(void) __ksym __weak;
@@ -270,7 +316,7 @@ SEC("uprobe")
 int libc_session(struct pt_regs *ctx)
 {
 	if (bpf_session_is_return())
-		return leave_timed(ctx);
+		return leave_timed(ctx, true);
 	return libc_enter(ctx, true) ? 0 : 1;
 }
 

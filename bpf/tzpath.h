@@ -14,31 +14,6 @@
 #endif
 
 /*
- * path is NUL-terminated within TZ_PATH_LEN bytes.  A directory prefix
- * matches the directory itself and anything below it, never a sibling
- * such as "/usr/share/zoneinfo-extra".
- */
-TZ_INLINE int tz_prefix_match(const char *path, const char *prefix,
-			      __u32 len, int exact)
-{
-	__u32 i;
-
-	if (len == 0 || len >= TZ_PATH_LEN)
-		return 0;
-	for (i = 0; i < TZ_PATH_LEN - 1; i++) {
-		if (i >= len)
-			break;
-		if (path[i] != prefix[i])
-			return 0;
-	}
-	if (path[len] == '\0')
-		return 1;
-	if (exact)
-		return 0;
-	return path[len] == '/' || prefix[len - 1] == '/';
-}
-
-/*
  * A literal prefix, compared without a branch per byte: the verifier then
  * walks straight through instead of forking a state at every byte.
  */

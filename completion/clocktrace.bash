@@ -9,12 +9,14 @@
 
 _clocktrace_commands="run attach top bench doctor"
 
-_clocktrace_opts_run="-o --output -j --json --format -i --interval
-	-T --timestamp --top --per-process --libc --lang -u --user --follow
-	--metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
-_clocktrace_opts_attach="-o --output -j --json --format -p --pid --comm
-	--cgroup --unit --tree -d --duration -i --interval -T --timestamp --top --per-process
-	--libc --listen --metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
+_clocktrace_opts_run="-o --output --html --compare --fix --repeat -j --json
+	--format -i --interval -T --timestamp --top --per-process --libc --lang
+	-u --user --follow --metrics-by --max-procs --ringbuf-kb -v --verbose
+	-h --help"
+_clocktrace_opts_attach="-o --output --html -j --json --format -p --pid
+	--comm --cgroup --unit --tree -d --duration -i --interval -T --timestamp
+	--top --per-process --libc --listen --metrics-by --max-procs --ringbuf-kb
+	-v --verbose -h --help"
 _clocktrace_opts_top="-o --output -j --json --format -d --duration
 	-i --interval -T --timestamp -n --count --top --libc --listen
 	--metrics-by --max-procs --ringbuf-kb -v --verbose -h --help"
@@ -23,9 +25,10 @@ _clocktrace_opts_bench="-c --clock -d --duration -f --fork --cpu -j --json
 _clocktrace_opts_doctor="-p --pid -j --json -h --help"
 
 # Options that take a value (in any command that has them).
-_clocktrace_takes_arg="-o --output --format -p --pid --comm -d --duration
-	-i --interval -n --count --top -u --user --max-procs --ringbuf-kb
-	-c --clock --cpu --listen --metrics-by --cgroup --unit"
+_clocktrace_takes_arg="-o --output --html --fix --repeat --format -p --pid
+	--comm -d --duration -i --interval -n --count --top -u --user
+	--max-procs --ringbuf-kb -c --clock --cpu --listen --metrics-by --cgroup
+	--unit"
 
 _clocktrace_clocks="realtime monotonic monotonic_raw realtime_coarse
 	monotonic_coarse boottime tai process_cputime_id thread_cputime_id"
@@ -93,7 +96,8 @@ _clocktrace_files() {
 _clocktrace_value() {
 	local opt=$1 cmd=$2 cur=$3
 	case $opt in
-	-o | --output) _clocktrace_files "$cur" ;;
+	-o | --output | --html) _clocktrace_files "$cur" ;;
+	--fix) _clocktrace_add -W "TZ=:/etc/localtime TZ=UTC" -- "$cur" ;;
 	-p | --pid) _clocktrace_pids "$cur" ;;
 	--comm) _clocktrace_comms "$cur" ;;
 	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;

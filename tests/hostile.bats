@@ -58,6 +58,23 @@ gone_within_1s() {
 	[ "$(our_progs)" -eq 0 ]
 }
 
+@test "DWARF that names a FIFO as its supplementary file never blocks the report" {
+	# dwz moves shared DWARF into a file the program names (.gnu_debugaltlink);
+	# libdw would open that path itself, blocking on a FIFO put there.
+	cp "$TOOLS/hostile" "$PUB/a"
+	cp "$TOOLS/hostile" "$PUB/b"
+	dwz -m "$PUB/alt.debug" -M "$PUB/altfifo" "$PUB/a" "$PUB/b"
+	readelf --string-dump=.gnu_debugaltlink "$PUB/a" | grep -qF "$PUB/altfifo"
+	rm "$PUB/alt.debug"
+	mkfifo "$PUB/altfifo"
+	env -u TZ timeout -s KILL 20 "$CT" run --libc --json -o "$TMP/r.json" \
+		-- "$PUB/a" localtime 20 2>"$TMP/err"
+	[ "$(jqr "$TMP/r.json" '.processes[0].libc.localtime.count')" -eq 20 ]
+	# Named by its symbol; no source line from DWARF it cannot trust.
+	jqr "$TMP/r.json" '.processes[0].callers[0].caller' | grep -q '^caller+0x'
+	[ "$(jqr "$TMP/r.json" '.processes[0].callers[0].source')" = null ]
+}
+
 # --- items 2 and 8: hostile bytes, in every view, never merged ----------------
 
 # Bytes a terminal or a cron-like parser would act on.

@@ -4,6 +4,8 @@
 # carry USDT probes; runs as root with BPF and nothing here may skip.
 load helpers
 
+# Ruby runs --disable-gems: see README, "--lang" (a crash of Ruby's own
+# rb_dtrace_setup() seen while rubygems loads under the probes).
 setup() {
 	tmp=$(mktemp -d)
 }
@@ -27,7 +29,7 @@ site_field() {
 	tz_line=$(line_of "$rb" 'Time.now.localtime')
 	clk_line=$(line_of "$rb" 'CLOCK_PROCESS_CPUTIME_ID')
 	env -u TZ "$CT" run --lang --libc --json -o "$tmp/out.json" -- \
-		ruby "$rb" 150 2 2>"$tmp/err"
+		ruby --disable-gems "$rb" 150 2 2>"$tmp/err"
 	[ "$(jqr "$tmp/out.json" '.processes | length')" -eq 3 ]
 	for i in 0 1 2; do
 		[ "$(site_field $i "$rb" "$tz_line" tz_accesses)" -eq 150 ]
@@ -44,7 +46,7 @@ site_field() {
 
 @test "ruby: the text report has one row per script line over the processes" {
 	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- \
-		ruby "$TOOLS/lang/forkers.rb" 40 2 2>/dev/null
+		ruby --disable-gems "$TOOLS/lang/forkers.rb" 40 2 2>/dev/null
 	grep -E "^ +120 +0  ruby +.*/forkers\.rb:[0-9]+ in Time#localtime \[3 processes\]$" "$tmp/out.txt"
 	grep -E "^ +0 +120  ruby +.*/forkers\.rb:[0-9]+ in Process#clock_gettime \[3 processes\]$" "$tmp/out.txt"
 }
@@ -69,7 +71,7 @@ site_field() {
 
 @test "--format folded with --lang: script line, libc function, event kind" {
 	env -u TZ "$CT" run --lang --libc --format folded -o "$tmp/out.folded" -- \
-		ruby "$TOOLS/lang/forkers.rb" 30 1 2>/dev/null
+		ruby --disable-gems "$TOOLS/lang/forkers.rb" 30 1 2>/dev/null
 	cat "$tmp/out.folded" >&2
 	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Time#localtime;tzset;tz 60' "$tmp/out.folded"
 	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Process#clock_gettime;clock 60' "$tmp/out.folded"
@@ -82,13 +84,13 @@ Object.send(:define_method, "x\e[2J\ny") { ENV["TZ"] = nil; Time.now.localtime }
 Class.new { define_method("evil\e[31m") { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) } }.new.send("evil\e[31m")
 20.times { send("x\e[2J\ny") }
 RUBY
-	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- ruby "$tmp/evil.rb"
+	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- ruby --disable-gems "$tmp/evil.rb"
 	! grep -q $'\e' "$tmp/out.txt"
 	grep -q 'in Time#localtime' "$tmp/out.txt"
 }
 
 @test "no --lang program remains after a run" {
-	"$CT" run --lang -o /dev/null -- ruby -e 'Time.now'
+	"$CT" run --lang -o /dev/null -- ruby --disable-gems -e "Time.now"
 	for _ in $(seq 300); do
 		pgrep -f 'clocktrace (run|attach|top|doctor|bench)' >/dev/null || break
 		sleep 0.1

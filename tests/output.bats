@@ -96,7 +96,7 @@ one_line_125() {
 	only_files "$TMP" prev.txt
 }
 
-@test "a reader never sees half a report: the file appears whole, at the end" {
+@test "a reader never sees half a report: without -i the file appears whole, at the end" {
 	echo previous >"$TMP/r.txt"
 	"$CT" run -o "$TMP/r.txt" -- sleep 1.5 &
 	ct=$!
@@ -142,6 +142,30 @@ one_line_125() {
 	[ "$reads" -ge 10 ]
 	[ "$bad" -eq 0 ]
 	only_files "$TMP" m.prom
+}
+
+@test "-i in JSON is a log: the file appears with the first report, then grows report by report" {
+	echo previous >"$TMP/log.json"
+	sleep 10 &
+	target=$!
+	"$CT" attach -p "$target" -d 3 -i 1 --json -o "$TMP/log.json" &
+	ct=$!
+	sleep 0.3
+	# Before any report: the old file, as it was.
+	[ "$(cat "$TMP/log.json")" = previous ]
+	for _ in $(seq 100); do
+		[ "$(head -c 8 "$TMP/log.json")" != previous ] && break
+		sleep 0.05
+	done
+	# The first interval report, whole, while attach still runs.
+	kill -0 "$ct"
+	[ "$(jq -s 'length' "$TMP/log.json")" -ge 1 ]
+	wait "$ct"
+	# Three intervals, then the totals; nothing else in the directory.
+	[ "$(jq -s 'length' "$TMP/log.json")" -ge 3 ]
+	jq -s -e ".[-1].processes[0].pid == $target" "$TMP/log.json"
+	kill "$target"
+	only_files "$TMP" log.json
 }
 
 @test "-o - and -o /dev/stdout write to standard output; no file named -" {

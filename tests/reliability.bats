@@ -38,7 +38,7 @@ same_per_pid() {
 # Ids of our BPF programs loaded now, one per line.
 our_prog_ids() {
 	bpftool -j prog show 2>/dev/null | jq -r '.[] | select(.name |
-		test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session)$")) | .id' |
+		test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session|libc_old_[a-z_]*|libc_return_old)$")) | .id' |
 		sort -n
 }
 

@@ -7,13 +7,17 @@ set -e
 # lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
 # parser, curl and ss (--listen), libFuzzer's runtime (libclang-rt-14-dev)
-# and cppcheck.  The kernel matrix (make vmtest): qemu for both
-# architectures, a static busybox and cpio for the guests' initramfs, the
-# arm64 cross compiler.
-PKGS="clang llvm libbpf-dev bpftool libelf-dev libdw-dev liblzma-dev libbz2-dev
-zlib1g-dev pkg-config make gcc
+# and cppcheck; dwz (DWARF that points at a supplementary file,
+# tests/hostile.bats); headless Chromium with a font to render the --html
+# report in (tests/html.bats).  The kernel matrix (make vmtest): qemu for
+# both architectures, a static busybox and cpio for the guests' initramfs,
+# the arm64 cross compiler.
+# The libraries linked statically, also installed for arm64 (make ARCH=arm64).
+STATIC_DEV="libbpf-dev libelf-dev libdw-dev liblzma-dev libbz2-dev zlib1g-dev"
+PKGS="clang llvm bpftool $STATIC_DEV pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
-curl libclang-rt-14-dev cppcheck man-db libcap2-bin util-linux procps iproute2
+libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
+curl iproute2 chromium fonts-dejavu-core
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross"
 # Extras for one target only: the quick make test must not need them.
@@ -24,9 +28,8 @@ chroot) PKGS="$PKGS debootstrap" ;;
 bench) PKGS="$PKGS linux-perf bpftrace bpfcc-tools time hyperfine" ;;
 # make ARCH=arm64: Debian's cross compiler and the arm64 builds of the
 # libraries linked statically (multiarch), qemu to boot an arm64 kernel.
-arm64) PKGS="$PKGS gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64
-libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 zlib1g-dev:arm64
-qemu-system-arm" ;;
+arm64) PKGS="$PKGS gcc-aarch64-linux-gnu qemu-system-arm $(for p in $STATIC_DEV; do
+	printf '%s:arm64 ' "$p"; done)" ;;
 esac
 
 # The flame-graph check (tests) runs stackvis from npm; a machine with its

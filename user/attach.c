@@ -271,6 +271,8 @@ int cmd_attach(int argc, char **argv)
 		err = resolve_targets(&s->env, &named);
 	if (!err)
 		err = report_file_open(&s->report, s->env.output, stderr);
+	if (!err)
+		err = report_file_open(&s->html, s->env.html, NULL);
 	if (err)
 		goto out;
 	s->model.command = argv;

@@ -44,10 +44,12 @@ static const struct feature_text texts[BPF_FEAT_MAX] = {
 	},
 	[BPF_FEAT_LIBC_HELPERS] = {
 		"libc_helpers", "CLOCKTRACE_NO_LIBC_HELPERS",
-		"--libc can attach (attach cookies, bpf_find_vma)",
-		"--libc cannot work: it needs bpf_get_attach_cookie (5.15) "
-		"and bpf_find_vma (5.17)",
-		"no --libc",
+		"--libc tells functions apart by attach cookie and names call "
+		"sites in the kernel (bpf_find_vma)",
+		"--libc has one entry program per function (no attach cookie, "
+		"Linux < 5.15) and names call sites from /proc while the "
+		"process lives (no bpf_find_vma, < 5.17)",
+		"--libc without cookies",
 	},
 };
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
@@ -20,8 +21,8 @@
 
 enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
-	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_LISTEN, OPT_METRICS_BY,
-	OPT_CGROUP, OPT_UNIT,
+	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_HTML, OPT_COMPARE,
+	OPT_FIX, OPT_REPEAT, OPT_LISTEN, OPT_METRICS_BY, OPT_CGROUP, OPT_UNIT,
 };
 
 struct option_doc {
@@ -34,6 +35,14 @@ struct option_doc {
 static const struct option_doc docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, M_ALL, "FILE",
 	  "write the report to FILE (not followed if a symlink)" },
+	{ { "html", required_argument, NULL, OPT_HTML }, M_TRACE, "FILE",
+	  "also write the report as one self-contained HTML page" },
+	{ { "compare", no_argument, NULL, OPT_COMPARE }, M_RUN, NULL,
+	  "run PROG as it is and with the fix, alternately, and compare" },
+	{ { "fix", required_argument, NULL, OPT_FIX }, M_RUN, "NAME=VALUE",
+	  "--compare: a variable the fix sets, repeatable (TZ=:/etc/localtime)" },
+	{ { "repeat", required_argument, NULL, OPT_REPEAT }, M_RUN, "N",
+	  "--compare: timed runs of each variant (default 3, at most 20)" },
 	{ { "json", no_argument, NULL, 'j' }, M_ALL, NULL,
 	  "the report as JSON (top: one JSON object per line)" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, M_ALL, "FMT",
@@ -158,6 +167,7 @@ static void env_defaults(struct env *env, enum mode mode)
 	env->mode = mode;
 	env->max_procs = 16384;
 	env->ringbuf_kb = 1024;
+	env->repeat = 3;
 	if (mode == MODE_TOP) {
 		env->interval = 1;
 		env->top_n = 20;
@@ -213,6 +223,22 @@ static bool user_exists(const char *user)
 	if (getpwnam(user))
 		return true;
 	return !parse_u64(user, 0, UINT32_MAX - 1, &uid) && getpwuid(uid);
+}
+
+/* NAME=VALUE with NAME a portable environment variable name. */
+static int parse_fix(struct env *env, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (!n || n > 64 || isdigit((unsigned char)arg[0]) ||
+	    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		   "0123456789_") != n)
+		return bad(env->mode, "a fix is NAME=VALUE", arg);
+	if (env->nfix >= ARRAY_SIZE(env->fix))
+		return bad(env->mode, "too many --fix", arg);
+	env->fix[env->nfix++] = arg;
+	return 0;
 }
 
 static int parse_one(struct env *env, int c, const char *arg)
@@ -330,6 +356,20 @@ static int parse_one(struct env *env, int c, const char *arg)
 	case 'v':
 		env->verbose = true;
 		return 0;
+	case OPT_HTML:
+		env->html = arg;
+		return 0;
+	case OPT_COMPARE:
+		env->compare = true;
+		return 0;
+	case OPT_FIX:
+		return parse_fix(env, arg);
+	case OPT_REPEAT:
+		if (parse_u64(arg, 1, 20, &v))
+			return bad(mode, "repeat must be 1 to 20", arg);
+		env->repeat = v;
+		env->repeat_set = true;
+		return 0;
 	}
 	return bad(mode, "unknown option", NULL);
 }
@@ -355,6 +395,26 @@ static void build_options(enum mode mode, struct option *opts, char *short_opts)
 	short_opts[s] = '\0';
 }
 
+static int check_compare(struct env *env)
+{
+	if (!env->compare) {
+		if (env->nfix || env->repeat_set)
+			return bad(env->mode, "--fix and --repeat need --compare", NULL);
+		return 0;
+	}
+	/* Uprobes and interval reports would be timed with PROG. */
+	if (env->libc || env->lang)
+		return bad(env->mode, "--compare times PROG: it cannot take --libc or --lang", NULL);
+	if (env->interval > 0)
+		return bad(env->mode, "--compare cannot take -i", NULL);
+	if (env->format == FORMAT_OPENMETRICS || env->format == FORMAT_FOLDED)
+		return bad(env->mode, "--compare reports text, json or html", NULL);
+	if (!env->nfix)
+		env->fix[env->nfix++] = "TZ=:/etc/localtime";
+	env->follow = true;
+	return 0;
+}
+
 static int check_mode(struct env *env, int argc, char **argv)
 {
 	/* A flame graph is of a whole run: there is no interval form. */
@@ -364,6 +424,8 @@ static int check_mode(struct env *env, int argc, char **argv)
 	case MODE_RUN:
 		if (optind >= argc)
 			return bad(env->mode, "missing PROG", NULL);
+		if (check_compare(env))
+			return EXIT_TOOL_FAILURE;
 		env->prog_argv = argv + optind;
 		env->prog_argc = argc - optind;
 		return 0;

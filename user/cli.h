@@ -40,6 +40,12 @@ struct env {
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;
+	const char *html;		/* --html FILE: the report as a web page */
+	bool compare;			/* run --compare */
+	const char *fix[8];		/* --fix NAME=VALUE, COMPARE_FIX_MAX */
+	unsigned int nfix;
+	unsigned int repeat;		/* --repeat N, default 3 */
+	bool repeat_set;
 };
 
 /*

@@ -40,6 +40,7 @@ static void take_proc(struct model *m, const void *key, const void *val)
 	p->depth = k->depth;
 	p->start_ns = k->start_ns;
 	p->exit_ns = k->exit_ns;
+	p->cpu_ns = k->cpu_ns;
 	p->exit_status = k->exit_status;
 	p->tz_changed = k->tz_changed;
 	p->exited = k->flags & PROC_EXITED;

@@ -5,7 +5,6 @@
  * here, 1 when it cannot, 125 on bad usage or a bad pid.
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -26,34 +25,6 @@
 
 /* The clocks a program can name, in clock-id order. */
 static const int32_t std_clocks[] = { 0, 1, 2, 3, 4, 5, 6, 7, 11 };
-
-void check_add(struct checks *c, const char *name, enum check_status st,
-	       const char *fmt, ...)
-{
-	struct check *k;
-	va_list ap;
-
-	c->v = xrealloc(c->v, c->n + 1, sizeof(*c->v));
-	k = &c->v[c->n++];
-	snprintf(k->name, sizeof(k->name), "%s", name);
-	k->status = st;
-	va_start(ap, fmt);
-	vsnprintf(k->detail, sizeof(k->detail), fmt, ap);
-	va_end(ap);
-}
-
-const char *check_word(enum check_status st)
-{
-	return st == CHECK_OK ? "ok" : st == CHECK_WARN ? "warn" : "fail";
-}
-
-bool checks_failed(const struct checks *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].status == CHECK_FAIL)
-			return true;
-	return false;
-}
 
 static void check_kernel(struct checks *c, const struct kernel_features *kf)
 {
@@ -157,8 +128,6 @@ static void check_variant(struct checks *c, const struct kernel_features *kf)
 		return;
 	for (int f = 0; f < BPF_FEAT_MAX; f++) {
 		bool has = kf->bpf->has[f];
-		enum check_status st = has || f != BPF_FEAT_LIBC_HELPERS ?
-				       CHECK_OK : CHECK_WARN;
 
 		snprintf(name, sizeof(name), "variant %s", bpf_feature_name(f));
 		if (has)
@@ -166,7 +135,7 @@ static void check_variant(struct checks *c, const struct kernel_features *kf)
 		else
 			snprintf(found, sizeof(found), "no (%s)",
 				 bpf_feature_why(f));
-		check_add(c, name, st, "%s: %s", found,
+		check_add(c, name, CHECK_OK, "%s: %s", found,
 			  bpf_feature_effect(f, has));
 	}
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "doctor.h"
 #include "doctor_proc.h"
 #include "procfs.h"
 #include "util.h"

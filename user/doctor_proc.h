@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * doctor's list of checks, and what it learns about one process.
- * doctor.c checks the machine, doctor_proc.c the process; both add lines
- * to one list.
+ * What doctor learns about one process, as checks (checks.h): doctor.c
+ * checks the machine, doctor_proc.c the process.
  */
 #ifndef CLOCKTRACE_DOCTOR_PROC_H
 #define CLOCKTRACE_DOCTOR_PROC_H
@@ -11,23 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL };
-
-struct check {
-	char name[32];
-	enum check_status status;
-	char detail[320];	/* what we found, and what to do about it */
-};
-
-struct checks {
-	struct check *v;
-	size_t n;
-};
-
-void check_add(struct checks *c, const char *name, enum check_status st,
-	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-const char *check_word(enum check_status st);
-bool checks_failed(const struct checks *c);
+#include "checks.h"
 
 enum libc_kind { PLIBC_UNKNOWN, PLIBC_GLIBC, PLIBC_MUSL, PLIBC_NONE };
 

@@ -318,8 +318,8 @@ static void probe_skeleton(struct kernel_features *kf)
 		return;
 	}
 	variant_apply(s, kf->bpf, 1);
-	/* The --libc programs only where they can work, as run does. */
-	libc_attach_prepare(s, kf->bpf->has[BPF_FEAT_LIBC_HELPERS]);
+	/* With the --libc programs this kernel runs. */
+	libc_attach_prepare(s, true);
 	err = clocktrace_bpf__load(s);
 	if (err) {
 		set(&kf->skeleton, FEAT_NO, "load: %s (clocktrace run -v "

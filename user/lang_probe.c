@@ -175,9 +175,10 @@ static void probe_file(struct lang_probe *lp, const char *path)
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	warn("--lang: the interpreters trap at every Ruby C-method call and "
-	     "every Python line (here ~40x slower Time.now, ~270x slower Python "
-	     "lines): use it on a reproduction, not in production");
+	warn("--lang: every Ruby and Python process on this machine traps at "
+	     "each C-method call or line while clocktrace runs (here ~40x slower "
+	     "Time.now, ~270x slower Python lines): use it on a reproduction, "
+	     "not in production");
 	memset(lp, 0, sizeof(*lp));
 	lp->tracer = t;
 	lp->verbose = verbose;

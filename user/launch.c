@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -57,9 +58,47 @@ static void report_errno(int fd, int err)
 	(void)n;
 }
 
+/* Before exec and before becoming the user: putenv of our own strings. */
+static void apply_env(char *const *set_env)
+{
+	for (; set_env && *set_env; set_env++) {
+		const char *eq = strchr(*set_env, '=');
+		char name[256];
+
+		if (!eq || (size_t)(eq - *set_env) >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *set_env),
+			 *set_env);
+		setenv(name, eq + 1, 1);
+	}
+}
+
+/*
+ * Our descriptors are all close-on-exec; the user's own are not.  The
+ * directory, not a loop to RLIMIT_NOFILE: this runs in PROG's CPU time.
+ */
+static void close_cloexec_fds(int keep1, int keep2)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		int fl = *end ? -1 : fcntl(fd, F_GETFD);
+
+		if (fd > 2 && fd != dirfd(d) && fd != keep1 && fd != keep2 &&
+		    fl >= 0 && (fl & FD_CLOEXEC))
+			close(fd);
+	}
+	closedir(d);
+}
+
 static void __attribute__((noreturn))
 child(int go_fd, int err_fd, char **argv, const struct run_user *ru,
-      const sigset_t *sigmask)
+      const sigset_t *sigmask, char *const *set_env)
 {
 	char c;
 
@@ -72,6 +111,7 @@ child(int go_fd, int err_fd, char **argv, const struct run_user *ru,
 	sigprocmask(SIG_SETMASK, sigmask, NULL);
 	/* clocktrace ignores SIGPIPE; an ignored signal survives exec. */
 	signal(SIGPIPE, SIG_DFL);
+	apply_env(set_env);
 	if (ru && become_user(ru)) {
 		report_errno(err_fd, -errno);
 		_exit(EXIT_TOOL_FAILURE);
@@ -84,17 +124,27 @@ child(int go_fd, int err_fd, char **argv, const struct run_user *ru,
 int launch_prepare(struct launch *l, char **argv, const char *user,
 		   const sigset_t *sigmask)
 {
+	struct launch_opts o = { .user = user };
+
+	return launch_prepare_opts(l, argv, &o, sigmask);
+}
+
+int launch_prepare_opts(struct launch *l, char **argv,
+			const struct launch_opts *o, const sigset_t *sigmask)
+{
 	struct run_user ru, *rup = NULL;
-	int go[2], err[2];
+	int go[2], err[2], out[2] = { -1, -1 };
 
 	memset(l, 0, sizeof(*l));
 	l->pidfd = -1;
-	if (user) {
-		if (resolve_user(user, &ru))
+	l->out_fd = -1;
+	if (o->user) {
+		if (resolve_user(o->user, &ru))
 			return -1;
 		rup = &ru;
 	}
-	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
+	    (o->capture_stdout && pipe2(out, O_CLOEXEC))) {
 		warn("pipe: %s", strerror(errno));
 		return -1;
 	}
@@ -106,10 +156,17 @@ int launch_prepare(struct launch *l, char **argv, const char *user,
 	if (l->pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(go[0], err[1], argv, rup, sigmask);
+		if (out[1] >= 0 && dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(EXIT_TOOL_FAILURE);
+		if (o->close_inherited)
+			close_cloexec_fds(go[0], err[1]);
+		child(go[0], err[1], argv, rup, sigmask, o->set_env);
 	}
 	close(go[0]);
 	close(err[1]);
+	if (out[1] >= 0)
+		close(out[1]);
+	l->out_fd = out[0];
 	l->go_fd = go[1];
 	l->err_fd = err[0];
 	l->pidfd = syscall(SYS_pidfd_open, l->pid, 0);
@@ -158,11 +215,13 @@ void launch_abort(struct launch *l)
 		close(l->err_fd);
 	if (l->pidfd > 0)
 		close(l->pidfd);
+	if (l->out_fd > 0)
+		close(l->out_fd);
 	/* A released PROG is the user's: it is never killed here. */
 	if (l->pid > 0 && !l->released) {
 		kill(l->pid, SIGKILL);
 		waitpid(l->pid, NULL, 0);
 	}
 	l->pid = 0;
-	l->go_fd = l->err_fd = l->pidfd = -1;
+	l->go_fd = l->err_fd = l->pidfd = l->out_fd = -1;
 }

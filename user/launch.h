@@ -16,7 +16,20 @@ struct launch {
 	int pidfd;
 	int go_fd;		/* write a byte: exec now */
 	int err_fd;		/* the child's exec errno, or EOF on success */
+	int out_fd;		/* PROG's stdout when captured, else -1 */
 	bool released;
+};
+
+/* run --compare: what changes between PROG's variants. */
+struct launch_opts {
+	const char *user;
+	char *const *set_env;	/* NAME=VALUE, NULL-terminated, or NULL */
+	bool capture_stdout;	/* PROG's stdout into out_fd */
+	/*
+	 * Several PROGs held at once: each closes what it inherited from the
+	 * others, or an earlier one's release would wait on a later one.
+	 */
+	bool close_inherited;
 };
 
 /*
@@ -25,6 +38,8 @@ struct launch {
  */
 int launch_prepare(struct launch *l, char **argv, const char *user,
 		   const sigset_t *sigmask);
+int launch_prepare_opts(struct launch *l, char **argv,
+			const struct launch_opts *o, const sigset_t *sigmask);
 /* Returns 0, or the exit status (126/127) after one line on stderr. */
 int launch_release(struct launch *l, const char *prog);
 /* Kills and reaps a child that was never released. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The time-API probes on one C library file. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "tracer.h"
 #include "uprobe_multi.h"
 #include "util.h"
+#include "variant.h"
 
 #define CODE_MAX	(64 * 1024)	/* bytes of a function checked for branches */
 
@@ -25,16 +27,6 @@ struct probe_set {
 	uint64_t offs[LIBC_FN_MAX];
 	uint64_t cookies[LIBC_FN_MAX];
 	uint32_t n;
-};
-
-static const char *const symbol_names[LIBC_FN_MAX] = {
-	[LIBC_TZSET] = "tzset",		[LIBC_LOCALTIME] = "localtime",
-	[LIBC_LOCALTIME_R] = "localtime_r", [LIBC_GMTIME] = "gmtime",
-	[LIBC_GMTIME_R] = "gmtime_r",	[LIBC_MKTIME] = "mktime",
-	[LIBC_TIMELOCAL] = "timelocal",	[LIBC_TIMEGM] = "timegm",
-	[LIBC_STRFTIME] = "strftime",	[LIBC_CTIME] = "ctime",
-	[LIBC_CTIME_R] = "ctime_r",	[LIBC_CLOCK_GETTIME] = "clock_gettime",
-	[LIBC_GETTIMEOFDAY] = "gettimeofday", [LIBC_TIME] = "time",
 };
 
 /*
@@ -85,7 +77,7 @@ static void plan(struct libc_lib *lib, const struct elf_syms *syms,
 		struct probe_place at;
 		struct elf_func f;
 
-		if (elf_syms_find(syms, symbol_names[fn], &f)) {
+		if (elf_syms_find(syms, libc_fn_name(fn), &f)) {
 			lib->probe[fn] = LIBC_PROBE_MISSING;
 			continue;
 		}
@@ -112,10 +104,41 @@ static void plan(struct libc_lib *lib, const struct elf_syms *syms,
 	}
 }
 
-static struct bpf_program *slot_prog(struct tracer *t, enum link_slot slot)
+/* Before 5.15 (no attach cookies): libc_old_NAME is FN's own entry. */
+static struct bpf_program *old_entry(struct clocktrace_bpf *skel, uint32_t fn)
 {
+	char name[64];
+
+	snprintf(name, sizeof(name), "libc_old_%s", libc_fn_name(fn));
+	return bpf_object__find_program_by_name(skel->obj, name);
+}
+
+static bool uses_old_entries(struct clocktrace_bpf *skel)
+{
+	return bpf_program__autoload(skel->progs.libc_return_old);
+}
+
+/* The program of one probe: its function's own where there is no cookie. */
+static struct bpf_program *slot_prog(struct tracer *t, enum link_slot slot,
+				     uint64_t cookie)
+{
+	if (uses_old_entries(t->skel))
+		return slot == SLOT_RETURN ? t->skel->progs.libc_return_old :
+		       old_entry(t->skel, cookie & LIBC_COOKIE_FN);
 	return slot == SLOT_RETURN ? t->skel->progs.libc_return :
 				     t->skel->progs.libc_entry;
+}
+
+static void prepare_old_entries(struct clocktrace_bpf *skel, bool old)
+{
+	struct bpf_program *p;
+
+	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
+		p = old_entry(skel, fn);
+		if (p)
+			bpf_program__set_autoload(p, old);
+	}
+	bpf_program__set_autoload(skel->progs.libc_return_old, old);
 }
 
 /*
@@ -128,15 +151,17 @@ void libc_attach_prepare(struct clocktrace_bpf *skel, bool libc)
 	struct bpf_program *progs[] = {
 		skel->progs.libc_entry, skel->progs.libc_return,
 	};
-	bool session = libc && uprobe_session_supported();
-	bool multi = libc && !session && uprobe_multi_supported();
+	bool old = libc && !bpf_features_probe()->has[BPF_FEAT_LIBC_HELPERS];
+	bool session = libc && !old && uprobe_session_supported();
+	bool multi = libc && !old && !session && uprobe_multi_supported();
 
 	bpf_program__set_autoload(skel->progs.libc_session, session);
 	if (session)
 		bpf_program__set_expected_attach_type(skel->progs.libc_session,
 			(enum bpf_attach_type)UPROBE_SESSION_ATTACH_TYPE);
+	prepare_old_entries(skel, old);
 	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
-		bpf_program__set_autoload(progs[i], libc && !session);
+		bpf_program__set_autoload(progs[i], libc && !session && !old);
 		if (multi)
 			bpf_program__set_expected_attach_type(progs[i],
 				(enum bpf_attach_type)UPROBE_MULTI_ATTACH_TYPE);
@@ -172,19 +197,24 @@ static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
 	return 0;
 }
 
-static int attach_classic(struct libc_lib *lib, struct bpf_program *prog,
+static int attach_classic(struct libc_lib *lib, struct tracer *t,
 			  const struct probe_set *set, enum link_slot slot)
 {
+	/* Without perf links (< 5.15) libbpf refuses any cookie. */
+	bool old = uses_old_entries(t->skel);
 	int attached = 0;
 
 	lib->links = xrealloc(lib->links, lib->nlinks + set->n,
 			      sizeof(*lib->links));
 	for (uint32_t i = 0; i < set->n; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts,
-			    .bpf_cookie = set->cookies[i],
+			    .bpf_cookie = old ? 0 : set->cookies[i],
 			    .retprobe = slot == SLOT_RETURN);
+		struct bpf_program *prog = slot_prog(t, slot, set->cookies[i]);
 		struct bpf_link *l;
 
+		if (!prog)
+			continue;
 		l = bpf_program__attach_uprobe_opts(prog, -1, lib->attach_path,
 						    set->offs[i], &opts);
 		if (!l) {
@@ -208,13 +238,11 @@ static int attach_slot(struct libc_lib *lib, struct tracer *t,
 		       enum libc_links links, const struct probe_set *sets,
 		       enum link_slot slot)
 {
-	struct bpf_program *prog = slot_prog(t, slot);
-
 	if (links == LIBC_LINKS_MULTI)
-		return attach_multi(lib, prog, &sets[slot], slot,
+		return attach_multi(lib, slot_prog(t, slot, 0), &sets[slot], slot,
 				    slot == SLOT_RETURN ? UPROBE_LINK_RETURN :
 							  UPROBE_LINK_ENTRY);
-	return attach_classic(lib, prog, &sets[slot], slot);
+	return attach_classic(lib, t, &sets[slot], slot);
 }
 
 /*

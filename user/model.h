@@ -64,6 +64,7 @@ struct proc_model {
 	char *exe;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t exit_ns;
+	uint64_t cpu_ns;		/* all its threads, known at exit */
 	int exit_status;		/* wait(2) status */
 	bool exited;
 	bool execed;

@@ -19,6 +19,11 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 		 const struct report_opts *o);
 void report_json(FILE *f, const struct model *m, const struct findings *fs,
 		 bool pretty);
+struct compare;
+/* The run report with the compare section of run --compare (cmp may be NULL). */
+void report_json_compare(FILE *f, const struct model *m,
+			 const struct findings *fs, bool pretty,
+			 const struct compare *cmp);
 struct om_opts {
 	bool pid_label;			/* groups are processes: say which */
 	bool prometheus_text;		/* text format 0.0.4, not OpenMetrics */

@@ -317,6 +317,7 @@ static int next_temp(struct report_file *r)
 
 	if (fd < 0)
 		return fail(r, -fd, NULL);
+	r->published = false;
 	r->fd = fd;
 	r->f = checked_stream(r, fd);
 	return r->f ? 0 : fail(r, ENOMEM, NULL);
@@ -349,6 +350,31 @@ int report_file_snapshot(struct report_file *r)
 	return err ? fail(r, err, NULL) : 0;
 }
 
+int report_file_publish(struct report_file *r)
+{
+	int err = 0;
+
+	if (r->failed)
+		return EXIT_TOOL_FAILURE;
+	if (!r->f)
+		return 0;
+	if (fflush(r->f) && !r->write_errno)
+		r->write_errno = errno;
+	if (ferror(r->f) && !reader_left(r->f, r->write_errno))
+		err = r->write_errno ? r->write_errno : EIO;
+	if (err || r->keeper < 0 || r->published)
+		return err ? fail(r, err, NULL) : 0;
+	/* The open stream goes on writing the same inode, now at FILE. */
+	if (fsync(r->fd) && errno != EINVAL)
+		err = errno;
+	if (!err)
+		err = -keeper_commit(r->keeper);
+	if (err)
+		return fail(r, err, NULL);
+	r->published = true;
+	return 0;
+}
+
 int report_file_commit(struct report_file *r)
 {
 	int err = 0;
@@ -359,7 +385,7 @@ int report_file_commit(struct report_file *r)
 	}
 	/* After an OpenMetrics snapshot nothing may be pending: all is in place. */
 	if (r->f) {
-		bool pending = r->keeper >= 0;
+		bool pending = r->keeper >= 0 && !r->published;
 
 		err = close_stream(r);
 		if (!err && pending)

@@ -29,6 +29,7 @@ struct report_file {
 	const char *path;	/* -o as given; NULL: the default stream */
 	int keeper;		/* socket to the keeper; -1: written directly */
 	int write_errno;	/* the first failed write's errno */
+	bool published;		/* the temporary file is FILE already */
 	bool failed;		/* a write, flush or rename failed */
 };
 
@@ -48,6 +49,12 @@ FILE *report_file_stream(struct report_file *r);
  * or EXIT_TOOL_FAILURE after one line.
  */
 int report_file_snapshot(struct report_file *r);
+/*
+ * A report of a log is complete (text or JSON with -i, top): the file is
+ * renamed into place at the first one, and the next ones are appended to
+ * it, each flushed whole.  Returns 0 or EXIT_TOOL_FAILURE after one line.
+ */
+int report_file_publish(struct report_file *r);
 /*
  * The report is complete: every write checked, flushed, synced and closed,
  * renamed into place.  Returns 0 or EXIT_TOOL_FAILURE after one line.

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "compare.h"
 #include "hist.h"
 #include "json.h"
 #include "report.h"
@@ -294,6 +295,13 @@ static void json_losses(struct json *j, const struct model *m)
 void report_json(FILE *f, const struct model *m, const struct findings *fs,
 		 bool pretty)
 {
+	report_json_compare(f, m, fs, pretty, NULL);
+}
+
+void report_json_compare(FILE *f, const struct model *m,
+			 const struct findings *fs, bool pretty,
+			 const struct compare *cmp)
+{
 	struct json j;
 
 	json_init(&j, f, pretty);
@@ -327,6 +335,8 @@ void report_json(FILE *f, const struct model *m, const struct findings *fs,
 	json_arr_end(&j);
 	json_folded(&j, m);
 	json_findings(&j, fs);
+	if (cmp)
+		compare_json(&j, cmp);
 	json_obj_end(&j);
 	json_finish(&j);
 }

@@ -59,11 +59,17 @@ int cmd_run(int argc, char **argv)
 
 	if (!err)
 		err = report_file_open(&s->report, s->env.output, stderr);
+	if (!err)
+		err = report_file_open(&s->html, s->env.html, NULL);
 	if (err)
 		goto out;
 	warn_root_prog(&s->env);
 	s->model.command = s->env.prog_argv;
 	s->model.ncommand = s->env.prog_argc;
+	if (s->env.compare) {
+		err = run_compare(s);
+		goto out;
+	}
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -19,12 +20,14 @@
 #include "clocks.h"
 #include "container.h"
 #include "clocktrace.h"
+#include "compare.h"
 #include "cli.h"
 #include "findings.h"
 #include "launch.h"
 #include "libc_probe.h"
 #include "procfs.h"
 #include "report.h"
+#include "report_html.h"
 #include "session.h"
 #include "tracer.h"
 #include "util.h"
@@ -244,7 +247,7 @@ struct session *session_new(enum mode mode, int argc, char **argv, int *err)
 	struct session *s = xcalloc(1, sizeof(*s));
 
 	s->http.lfd = s->http.cfd = -1;
-
+	s->capture_fd = -1;
 	*err = cli_parse(mode, argc, argv, &s->env);
 	if (!*err)
 		*err = tracer_check_privileges();
@@ -256,6 +259,8 @@ void session_free(struct session *s)
 	launch_abort(&s->launch);
 	session_teardown(s);
 	report_file_discard(&s->report);
+	report_file_discard(&s->html);
+	timeline_free(&s->timeline);
 	model_free(&s->model);
 	model_free(&s->prev);
 	metrics_free(&s->metrics);
@@ -318,6 +323,11 @@ static bool handle_signal(struct session *s)
 	return false;
 }
 
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000000ull + tv->tv_usec * 1000ull;
+}
+
 /*
  * PROG's pidfd stays readable once PROG has exited: it leaves the epoll
  * set at the first wake-up, or --follow would spin on it until the last
@@ -325,13 +335,16 @@ static bool handle_signal(struct session *s)
  */
 static void reap_prog(struct session *s)
 {
+	struct rusage ru;
 	int status;
 
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->launch.pidfd, NULL);
-	if (waitpid(s->launch.pid, &status, WNOHANG) != s->launch.pid)
+	if (wait4(s->launch.pid, &status, WNOHANG, &ru) != s->launch.pid)
 		return;
 	s->prog_exited = true;
 	s->prog_status = status;
+	s->prog_rusage_cpu_ns = timeval_ns(&ru.ru_utime) +
+				timeval_ns(&ru.ru_stime);
 	s->model.end_ns = now_ns();
 }
 
@@ -412,7 +425,10 @@ static void maybe_evict(struct session *s)
 
 int session_commit_report(struct session *s)
 {
-	return report_file_commit(&s->report);
+	int err = report_file_commit(&s->report);
+
+	/* Both are tried: one failing must not cost the other. */
+	return report_file_commit(&s->html) ? EXIT_TOOL_FAILURE : err;
 }
 
 static void print_interval(struct session *s)
@@ -435,6 +451,8 @@ static void print_interval(struct session *s)
 		strftime(label, sizeof(label), "%H:%M:%S", &tm);
 	}
 	ro.interval_label = label;
+	if (s->env.html)
+		timeline_add(&s->timeline, &delta, delta.end_ns - s->model.start_ns);
 	findings_build(&delta, &fs);
 	if (s->env.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
@@ -444,6 +462,8 @@ static void print_interval(struct session *s)
 		report_json(f, &delta, &fs, false);
 	else
 		report_interval_text(f, &delta, &ro);
+	if (f && s->env.format != FORMAT_OPENMETRICS)
+		report_file_publish(&s->report);
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
@@ -551,6 +571,8 @@ static void loop_until_done(struct session *s)
 				print_interval(s);
 			if (fd == s->launch.pidfd)
 				reap_prog(s);
+			if (fd == s->capture_fd)
+				session_drain_capture(s);
 		}
 		tracer_poll_events(&s->tracer);
 		http_expire(&s->http);
@@ -571,6 +593,32 @@ static void loop_until_done(struct session *s)
 		    !s->env.ncgroup_ids && all_gone(s))
 			return;
 	}
+}
+
+void session_drain_capture(struct session *s)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(s->capture_fd, buf, sizeof(buf))) > 0) {
+		s->capture_hash = compare_hash(s->capture_hash, buf, n);
+		s->capture_bytes += n;
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->capture_fd, NULL);
+		close(s->capture_fd);
+		s->capture_fd = -1;
+	}
+}
+
+void session_wait(struct session *s)
+{
+	loop_until_done(s);
+}
+
+void session_end_phase(struct session *s)
+{
+	enter_end_phase(s);
 }
 
 void session_loop(struct session *s)
@@ -611,7 +659,7 @@ void session_write_report(struct session *s)
 		.top_n = s->env.top_n,
 		.per_process = s->env.per_process,
 	};
-	FILE *f = report_file_stream(&s->report);
+	FILE *f = report_file_stream(&s->report), *html;
 
 	findings_build(&s->model, &fs);
 	if (s->env.format == FORMAT_OPENMETRICS)
@@ -624,6 +672,9 @@ void session_write_report(struct session *s)
 		report_folded(f, &s->model);
 	else
 		report_text(f, &s->model, &fs, &ro);
+	html = report_file_stream(&s->html);
+	if (html)
+		report_html(html, &s->model, &fs, NULL, &s->timeline);
 	findings_free(&fs);
 }
 

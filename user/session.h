@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "model.h"
 #include "report_file.h"
+#include "timeline.h"
 #include "tracer.h"
 
 struct session {
@@ -24,6 +25,8 @@ struct session {
 	struct model model;
 	struct model prev;		/* at the last interval report */
 	struct report_file report;	/* -o, or stderr (top: stdout) */
+	struct report_file html;	/* --html FILE; no stream without */
+	struct timeline timeline;	/* -i with --html */
 	sigset_t old_mask;
 	int epfd;
 	int sigfd;
@@ -33,12 +36,16 @@ struct session {
 	int abort_signal;		/* second ^C: leave now, no report */
 	bool prog_exited;
 	int prog_status;
+	uint64_t prog_rusage_cpu_ns;	/* PROG and the descendants it waited for */
 	uint64_t exits_seen;
 	uint64_t exits_checked;		/* exits_seen at the last liveness check */
 	uint64_t alive_checked_ns;
 	uint64_t exits_evicted;		/* exits_seen at the last eviction */
 	struct metrics metrics;		/* what OpenMetrics expositions show */
 	struct http_server http;	/* --listen */
+	int capture_fd;			/* run --compare: PROG's stdout */
+	uint64_t capture_hash;
+	uint64_t capture_bytes;
 	bool status;			/* a live status line on stderr */
 	uint64_t status_ns;
 };
@@ -60,7 +67,16 @@ int session_watch_fd(struct session *s, int fd);
 bool session_any_alive(struct session *s);
 /* Until PROG exits (run), the targets exit, -d, or a signal. */
 void session_loop(struct session *s);
+/*
+ * run --compare: session_loop in two halves, as it runs PROG many times:
+ * until one run is done, then once, after the last, the end phase (from
+ * then on a signal ends clocktrace at once).
+ */
+void session_wait(struct session *s);
+void session_end_phase(struct session *s);
 void session_finish_model(struct session *s);
+/* Reads what PROG wrote so far into the hash; closes the pipe at EOF. */
+void session_drain_capture(struct session *s);
 /* The status line: only when stderr is a terminal the report won't use. */
 void session_start_status(struct session *s);
 void session_stop_status(struct session *s);
@@ -80,5 +96,7 @@ void session_collect(struct session *s);
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+/* run --compare, once the session is parsed and its output open. */
+int run_compare(struct session *s);
 
 #endif /* CLOCKTRACE_SESSION_H */

@@ -2,6 +2,7 @@
 /* Source lines of call sites: see srcline.h. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@
 #include "srcline.h"
 #include "util.h"
 
-#define DEBUG_ROOT	"/usr/lib/debug/.build-id"
+#define DEBUG_DIR	"/usr/lib/debug"
+#define DEBUG_ROOT	DEBUG_DIR "/.build-id"
 /* Inlined calls named per site; deeper chains end with ", at ...". */
 #define INLINE_MAX	4
 
@@ -58,10 +60,39 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/*
+ * DWARF that names other files, which libdw would open by itself, with a
+ * plain blocking open(2) of whatever path the file chose: a supplementary
+ * file (.gnu_debugaltlink, dwz) outside root's debug tree, or split units
+ * (.dwo).  A FIFO or a device there would hang us or be opened as root.
+ */
+static bool names_other_files(Dwarf *dw)
+{
+	const char *alt;
+	const void *id;
+	Dwarf_CU *cu = NULL;
+	uint8_t unit_type;
+	Dwarf_Die cudie;
+	Dwarf_Attribute a;
+
+	if (dwelf_dwarf_gnu_debugaltlink(dw, &alt, &id) > 0 &&
+	    (strncmp(alt, DEBUG_DIR "/", sizeof(DEBUG_DIR)) ||
+	     strstr(alt, "/..")))
+		return true;
+	while (!dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL)) {
+		if (unit_type == DW_UT_skeleton ||
+		    dwarf_attr(&cudie, DW_AT_GNU_dwo_name, &a) ||
+		    dwarf_attr(&cudie, DW_AT_dwo_name, &a))
+			return true;
+	}
+	return false;
+}
+
 struct srcline *srcline_open(int fd, const char *name)
 {
 	struct srcline *s = xcalloc(1, sizeof(*s));
 	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	Dwarf *dw;
 
 	s->dwfl = dwfl_begin(&callbacks);
 	if (own < 0 || !s->dwfl)
@@ -70,7 +101,10 @@ struct srcline *srcline_open(int fd, const char *name)
 	s->mod = dwfl_report_offline(s->dwfl, name, name, own);
 	own = -1;
 	dwfl_report_end(s->dwfl, NULL, NULL);
-	if (!s->mod || !dwfl_module_getdwarf(s->mod, &s->bias))
+	if (!s->mod)
+		goto fail;
+	dw = dwfl_module_getdwarf(s->mod, &s->bias);
+	if (!dw || names_other_files(dw))
 		goto fail;
 	return s;
 fail:

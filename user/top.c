@@ -107,13 +107,13 @@ static size_t rank(const struct model *cur, const struct model *prev,
 static const char *short_finding(const struct top_row *r, int tz_state,
 				 const char *clocksource, double secs)
 {
-	if (r->tz / secs >= 10 && tz_state == ENV_UNSET)
+	if (r->tz / secs >= TZ_REPEAT_MIN && tz_state == ENV_UNSET)
 		return "TZ unset: re-stats tz file";
-	if (r->tz / secs >= 10)
+	if (r->tz / secs >= TZ_REPEAT_MIN)
 		return "re-reads tz files";
-	if (r->cpu_clock / secs >= 1000)
+	if (r->cpu_clock / secs >= CPU_CLOCK_RATE_MIN)
 		return "CPU-time clock syscalls";
-	if (r->vdso_clock / secs >= 100)
+	if (r->vdso_clock / secs >= CLOCK_SYSCALL_MIN)
 		return clocksource_has_vdso(clocksource) ?
 		       "clock syscalls bypass vDSO" : "no vDSO: clock syscalls";
 	return "";
@@ -247,6 +247,8 @@ static void refresh(struct session *s, uint64_t *last_ns)
 		print_json_line(s, out, rows, n, secs);
 	else
 		print_screen(s, out, rows, n, secs);
+	if (out && s->env.format != FORMAT_OPENMETRICS)
+		report_file_publish(&s->report);
 	free(rows);
 	model_free(&s->prev);
 	s->prev = cur;

@@ -196,12 +196,6 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	t->features = *bpf_features_probe();
-	if (opts->libc && !t->features.has[BPF_FEAT_LIBC_HELPERS]) {
-		warn("--libc cannot work on this kernel: it needs "
-		     "bpf_get_attach_cookie (Linux 5.15) and bpf_find_vma "
-		     "(5.17); %s", bpf_feature_why(BPF_FEAT_LIBC_HELPERS));
-		return -1;
-	}
 
 	fd = open_core_btf(core_btf, sizeof(core_btf));
 	t->skel = open_and_load(opts, fd >= 0 ? core_btf : NULL, &err);
@@ -324,4 +318,63 @@ int tracer_ring_fd(struct tracer *t)
 int tracer_poll_events(struct tracer *t)
 {
 	return ring_buffer__consume(t->rb);
+}
+
+static int set_link(struct bpf_program *prog, struct bpf_link **link, bool on)
+{
+	if (!on) {
+		bpf_link__destroy(*link);
+		*link = NULL;
+		return 0;
+	}
+	if (*link)
+		return 0;
+	*link = bpf_program__attach(prog);
+	if (*link)
+		return 0;
+	warn("cannot attach %s: %s", bpf_program__name(prog), strerror(errno));
+	return -1;
+}
+
+int tracer_count_syscalls(struct tracer *t, bool on)
+{
+	struct variant_tracepoint tp[VARIANT_TRACEPOINTS];
+	struct variant_tracepoint *enter = &tp[0], *exit = &tp[1];
+
+	variant_tracepoints(t->skel, tp);
+	/* The exit goes on first and off last: an entry seen is timed. */
+	if (on)
+		return set_link(exit->prog, exit->link, on) ||
+		       set_link(enter->prog, enter->link, on);
+	set_link(enter->prog, enter->link, on);
+	return set_link(exit->prog, exit->link, on);
+}
+
+/* Deleting the first key until none is left needs no key list. */
+static void empty_hash(struct bpf_map *map)
+{
+	char key[bpf_map__key_size(map)];
+	int fd = bpf_map__fd(map);
+
+	while (!bpf_map_get_next_key(fd, NULL, key))
+		if (bpf_map_delete_elem(fd, key))
+			break;
+}
+
+void tracer_reset(struct tracer *t)
+{
+	struct clocktrace_bpf *skel = t->skel;
+	struct bpf_map *maps[] = {
+		skel->maps.procs, skel->maps.stats, skel->maps.clockids,
+		skel->maps.tz_paths, skel->maps.proc_tz, skel->maps.libc_stats,
+		skel->maps.callers, skel->maps.caller_files,
+	};
+	int fd = bpf_map__fd(skel->maps.losses);
+	__u64 zero = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		empty_hash(maps[i]);
+	for (__u32 i = 0; i < LOSS_MAX; i++)
+		bpf_map_update_elem(fd, &i, &zero, BPF_ANY);
+	memset(t->user_losses, 0, sizeof(t->user_losses));
 }

@@ -63,6 +63,14 @@ int tracer_set_proc_tz(struct tracer *t, pid_t pid, const char *tz,
 int tracer_ring_fd(struct tracer *t);
 int tracer_poll_events(struct tracer *t);
 
+/*
+ * run --compare: timed runs detach the syscall probes (their cost would
+ * be timed too) and keep the process events; counted runs attach them.
+ */
+int tracer_count_syscalls(struct tracer *t, bool on);
+/* Forget every process and counter: the next run starts from nothing. */
+void tracer_reset(struct tracer *t);
+
 /* Everything the maps hold, into m (which may already hold processes). */
 int tracer_collect(struct tracer *t, struct model *m);
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Probe what the running kernel's BPF can do and set the object up for it
- * before load: which sys_exit program, which map type holds per-thread
- * state, which loop reads the environment.  doctor and run both go through
+ * before load: which sys_exit and sched_process_exec programs (with or
+ * without compare-and-swap, bpf_loop or a bounded loop), which map type
+ * holds per-thread state.  doctor and run both go through
  * here, so what doctor loads is what run loads.
  */
 #ifndef CLOCKTRACE_VARIANT_H
@@ -25,6 +26,7 @@ const char *bpf_feature_why(enum bpf_feature f);
 /* Before load: rodata, the thread map's type and size, autoloads. */
 void variant_apply(struct clocktrace_bpf *skel, const struct bpf_features *bf,
 		   unsigned int max_procs);
+
 #define VARIANT_TRACEPOINTS	5
 
 /* A program the variant loads, and the skeleton's slot for its link. */

@@ -218,7 +218,7 @@ static void test_report_names_the_kernel_variant(void **state)
 	report_text(f, &m, &fs, &o);
 	fclose(f);
 	assert_non_null(strstr(text, "kernel 5.10.0-32-cloud-amd64: threads in a "
-		"hash map, bounded environment loop, no --libc"));
+		"hash map, bounded environment loop, --libc without cookies"));
 	free(text);
 	text = NULL;
 	for (int i = 0; i < BPF_FEAT_MAX; i++)

@@ -21,6 +21,7 @@ doctor_verdict		small,full	doctor: tracing can work here, exit 0
 run_forktree		small,full	run: forktree counts per process equal its own, exit statuses 0
 run_tzloop		full		run: tzloop processes, tz stats and CPU clock syscalls exact
 run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
+run_compare		full		run --compare: tz counts exact, syscall probes off and on again, CPU time at exit
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
@@ -170,6 +171,30 @@ t_run_exit_status()
 	[ "$(jq '.exit.signal' "$W/sg.json")" -eq 11 ] || fail "exit.signal not 11"
 }
 
+# run --compare detaches and re-attaches the syscall probes between runs
+# and reads each process's CPU time at exit (sum_exec_runtime, CO-RE).
+t_run_compare()
+{
+	env -u TZ "$CT" run --compare --repeat 1 --json -o "$W/cmp.json" -- \
+		"$TOOLS/tzloop" -q -n 300 -c 1 > /dev/null 2> "$W/cmp.err" ||
+		fail "run --compare failed" "$W/cmp.err" || return 1
+	# tzset once, then tzset + localtime 300 times, in 2 processes.
+	[ "$(jq '.compare.before.tz_accesses' "$W/cmp.json")" -eq 1201 ] ||
+		fail "tz accesses before the fix not 1201" "$W/cmp.err" || return 1
+	[ "$(jq '.compare.after.tz_accesses' "$W/cmp.json")" -le 2 ] ||
+		fail "tz accesses after the fix above 2" || return 1
+	[ "$(jq '[.compare.runs[] | select(.cpu_ns > 0)] | length' "$W/cmp.json")" -eq 4 ] ||
+		fail "a run without CPU time" || return 1
+	jq -e '[.compare.runs[] | (.cpu_ns - .rusage_cpu_ns | fabs) <
+		(.rusage_cpu_ns * 0.2 + 20000000)] | all' "$W/cmp.json" > /dev/null ||
+		fail "CPU time at exit disagrees with wait4's" || return 1
+	# The probes came back: a plain run after it counts again.
+	"$CT" run --json -o "$W/cmp2.json" -- "$TOOLS/tzloop" -q -n 10 -c 0 \
+		> /dev/null 2>&1 &&
+	[ "$(jq '[.processes[].tz.accesses] | add' "$W/cmp2.json")" -ge 20 ] ||
+		fail "a run after --compare counts nothing"
+}
+
 # libc field F of function FN for process PID in the report.
 libc_count()
 {
@@ -198,7 +223,8 @@ t_libc_localtime()
 }
 
 # Waits (up to 60 s: TCG) until the attach of pid $1 printed its first
-# interval report: by then its targets are in the filter.
+# interval report: by then its targets are in the filter.  The reports go
+# to stderr as they come (-o would rename the whole file in at the end).
 wait_for_first_report()
 {
 	i=0
@@ -219,20 +245,21 @@ t_attach_pid()
 		sleep 0.1
 		i=$((i + 1))
 	done
-	"$CT" attach -p "$wl" -i 0.5 --json -o "$W/at.json" 2> "$W/at.err" &
+	"$CT" attach -p "$wl" -i 0.5 --json 2> "$W/at.json" &
 	ct=$!
 	wait_for_first_report "$ct" || {
 		kill "$ct" "$wl" 2>/dev/null
-		fail "attach did not attach" "$W/at.err"
+		fail "attach did not attach" "$W/at.json"
 		return 1
 	}
 	kill -USR1 "$wl"
-	wait "$ct" || fail "attach failed" "$W/at.err" || return 1
+	wait "$ct" || fail "attach failed" "$W/at.json" || return 1
 	wait "$wl"
 	# One report per interval, then the totals.
-	jq -s '.[-1]' "$W/at.json" > "$W/at.total"
+	jq -s '.[-1]' "$W/at.json" > "$W/at.total" ||
+		fail "the reports are not JSON" "$W/at.json" || return 1
 	[ "$(jq '.processes | length' "$W/at.total")" -eq 2 ] ||
-		fail "not 2 processes" "$W/at.err" || return 1
+		fail "not 2 processes" "$W/at.total" || return 1
 	while read -r _ pid ppid _ st _; do
 		pid=${pid#pid=} ppid=${ppid#ppid=} st=${st#tz_stat=}
 		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |

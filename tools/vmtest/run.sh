@@ -76,6 +76,8 @@ prepare_arch()
 {
 	local arch=$1
 	mkdir -p "$VMTEST_DIR/$arch"
+	# A failed build must not leave the last run's binaries to be tested.
+	rm -f "$VMTEST_DIR/$arch/initrd.cpio.gz"
 	# Built aside and renamed: another run may be packing the old one.
 	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/bpfobjs.$$" \
 		"$here/bpfobjs.c" || return 1

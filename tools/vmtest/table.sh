@@ -128,7 +128,7 @@ else
 			print "`make test` boots each of these kernels under qemu and runs an"
 			print "integration subset inside (`make vmtest`, `tests/vm/guest-tests.sh`):"
 			print "exact counts against the workloads, `--libc`, `attach -p`, `doctor`,"
-			print "no BPF object left.  Each result counts in `make test`'s closing line."
+			print "no BPF object left.  Each result counts in the closing line of `make test`."
 			print "Add a kernel with one line of `VMTEST_KERNELS` in the Makefile.\n"
 			while ((getline l < t) > 0) print l
 			print ""

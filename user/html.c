@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "html.h"
+#include "util.h"
+
+#define CHART_W		640
+#define LABEL_W		170
+#define ROW_H		24
+#define HIST_H		160
+
+/*
+ * The length of a well-formed UTF-8 sequence at s of a character safe to
+ * show (no C1 control, no bidirectional override, no line separator), or 0.
+ */
+static size_t utf8_printable(const unsigned char *s, size_t len)
+{
+	size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	uint32_t cp = s[0] & (0x3f >> (n - 1));
+
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0 ||
+	    (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff)
+		return 0;
+	return n;
+}
+
+void html_textn(FILE *f, const char *s, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x80 && (n = utf8_printable((const unsigned char *)s + i,
+						     strnlen(s + i, len - i)))) {
+			fwrite(s + i, 1, n, f);
+			i += n - 1;
+		} else if (c < 0x20 || c >= 0x7f || c == '\\') {
+			fprintf(f, "\\x%02x", c);
+		} else if (c == '&') {
+			fputs("&amp;", f);
+		} else if (c == '<') {
+			fputs("&lt;", f);
+		} else if (c == '>') {
+			fputs("&gt;", f);
+		} else if (c == '"') {
+			fputs("&quot;", f);
+		} else if (c == '\'') {
+			fputs("&#39;", f);
+		} else {
+			fputc(c, f);
+		}
+	}
+}
+
+void html_text(FILE *f, const char *s)
+{
+	html_textn(f, s ? s : "", s ? strlen(s) : 0);
+}
+
+void html_printf(FILE *f, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	html_text(f, buf);
+}
+
+static void figure_open(FILE *f, const char *id, const char *title,
+			const char *desc, int w, int h, const char *cls)
+{
+	fprintf(f, "<svg class=\"%s\" id=\"%s\" role=\"img\" viewBox=\"0 0 %d %d\" "
+		"width=\"%d\" height=\"%d\" aria-labelledby=\"%s-t %s-d\">\n"
+		"<title id=\"%s-t\">", cls, id, w, h, w, h, id, id, id);
+	html_text(f, title);
+	fprintf(f, "</title>\n<desc id=\"%s-d\">", id);
+	html_text(f, desc);
+	fputs("</desc>\n", f);
+}
+
+void html_bar_chart(FILE *f, const char *id, const char *title,
+		    const char *desc, const struct html_bar *bars, size_t n,
+		    const char *unit)
+{
+	uint64_t max = 1;
+	int h = (int)n * ROW_H + 8;
+
+	for (size_t i = 0; i < n; i++)
+		if (bars[i].value > max)
+			max = bars[i].value;
+	figure_open(f, id, title, desc, CHART_W, h, "chart bars");
+	for (size_t i = 0; i < n; i++) {
+		double w = (double)bars[i].value / max * (CHART_W - LABEL_W - 110);
+		int y = (int)i * ROW_H + 4;
+		char v[32];
+
+		fmt_count(v, sizeof(v), bars[i].value);
+		fprintf(f, "<g data-value=\"%llu\"><text x=\"%d\" y=\"%d\" "
+			"text-anchor=\"end\">", (unsigned long long)bars[i].value,
+			LABEL_W - 6, y + 15);
+		html_text(f, bars[i].label);
+		fprintf(f, "</text><rect class=\"%s\" x=\"%d\" y=\"%d\" "
+			"width=\"%.1f\" height=\"%d\"/><text x=\"%.1f\" y=\"%d\">%s ",
+			bars[i].cls, LABEL_W, y + 2, w < 1 && bars[i].value ? 1 : w,
+			ROW_H - 6, LABEL_W + w + 6, y + 15, v);
+		html_text(f, unit);
+		fputs("</text></g>\n", f);
+	}
+	fputs("</svg>\n", f);
+}
+
+static void slot_label(char *buf, size_t size, uint64_t ns)
+{
+	fmt_duration(buf, size, (double)ns);
+}
+
+void html_histogram(FILE *f, const char *id, const char *title,
+		    const char *kind, const __u64 *slots)
+{
+	int lo = HIST_SLOTS, hi = -1, n;
+	uint64_t max = 1;
+	char desc[512], a[32], b[32];
+	double colw;
+
+	for (int i = 0; i < HIST_SLOTS; i++) {
+		if (!slots[i])
+			continue;
+		lo = i < lo ? i : lo;
+		hi = i;
+		max = slots[i] > max ? slots[i] : max;
+	}
+	if (hi < 0)
+		return;
+	n = hi - lo + 1;
+	colw = (double)(CHART_W - 60) / n;
+	if (colw > 48)
+		colw = 48;
+	slot_label(a, sizeof(a), hist_slot_lo(lo));
+	slot_label(b, sizeof(b), hist_slot_hi(hi));
+	snprintf(desc, sizeof(desc), "%llu calls of %s between %s and %s, in "
+		 "power-of-two latency buckets; the table below has the counts",
+		 (unsigned long long)hist_sum(slots, HIST_SLOTS), kind, a, b);
+	figure_open(f, id, title, desc, CHART_W, HIST_H + 40, "chart hist");
+	fprintf(f, "<line class=\"axis\" x1=\"50\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+		HIST_H, CHART_W - 10, HIST_H);
+	fprintf(f, "<text x=\"46\" y=\"14\" text-anchor=\"end\">%llu</text>\n",
+		(unsigned long long)max);
+	for (int i = lo; i <= hi; i++) {
+		double h = (double)slots[i] / max * (HIST_H - 20);
+		double x = 50 + (i - lo) * colw;
+
+		if (slots[i] && h < 2)
+			h = 2;
+		slot_label(a, sizeof(a), hist_slot_lo(i));
+		fprintf(f, "<rect class=\"bucket\" data-lo=\"%llu\" data-hi=\"%llu\" "
+			"data-count=\"%llu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\"><title>%s and up: %llu</title></rect>\n",
+			(unsigned long long)hist_slot_lo(i),
+			(unsigned long long)hist_slot_hi(i),
+			(unsigned long long)slots[i], x + 1, HIST_H - h,
+			colw - 2, h, a, (unsigned long long)slots[i]);
+		if ((i - lo) % (n > 12 ? 2 : 1) == 0)
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+				"%s</text>\n", x + colw / 2, HIST_H + 16, a);
+	}
+	fputs("</svg>\n", f);
+}
+
+void html_cell_bar(FILE *f, uint64_t value, uint64_t max, const char *cls)
+{
+	double w = max ? (double)value / max * 120 : 0;
+
+	if (value && w < 1)
+		w = 1;
+	fprintf(f, "<svg class=\"cellbar\" width=\"122\" height=\"10\" "
+		"aria-hidden=\"true\"><rect class=\"%s\" x=\"1\" y=\"1\" "
+		"width=\"%.1f\" height=\"8\"/></svg>", cls, w);
+}
