@@ -362,18 +362,32 @@ static __always_inline void count_tz_changed(__u32 tgid)
  * thread may rewrite it in between.  What it was at entry: its digest with
  * the two flags above in the low bits, 0 when it could not be read.
  */
-__noinline __u64 read_path_at_entry(__u32 tgid, __u64 uptr)
+/*
+ * The path at uptr, zero-padded, in the per-CPU scratch key: *n is what
+ * bpf_probe_read_user_str() returned.  NULL without scratch.
+ */
+static __always_inline struct tz_path_key *read_path(__u64 uptr, long *n)
 {
 	struct tz_path_key *key;
 	__u32 zero_idx = 0;
-	__u64 seen;
 
 	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
 	if (!key)
-		return 0;
+		return NULL;
 	__builtin_memset(key, 0, sizeof(*key));
-	if (bpf_probe_read_user_str(key->path, sizeof(key->path),
-				    (const void *)uptr) < 0)
+	*n = bpf_probe_read_user_str(key->path, sizeof(key->path),
+				     (const void *)uptr);
+	return key;
+}
+
+__noinline __u64 read_path_at_entry(__u32 tgid, __u64 uptr)
+{
+	struct tz_path_key *key;
+	__u64 seen;
+	long n;
+
+	key = read_path(uptr, &n);
+	if (!key || n < 0)
 		return 0;
 	seen = (path_digest(key) & ~3ULL) | PATH_SEEN_READ;
 	if (is_tz_path(tgid, key->path))
@@ -393,15 +407,11 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 	static const struct tz_path_count zero;
 	struct tz_path_count *c;
 	struct tz_path_key *key;
-	__u32 zero_idx = 0;
 	long n;
 
-	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
+	key = read_path(uptr, &n);
 	if (!key)
 		return 0;
-	__builtin_memset(key, 0, sizeof(*key));
-	n = bpf_probe_read_user_str(key->path, sizeof(key->path),
-				    (const void *)uptr);
 	if (n < 0) {
 		/* NULL or bad pointers fail with EFAULT in the syscall too. */
 		if (!err)

@@ -41,3 +41,17 @@ wait_exec() {
 jqr() {
 	jq -r "$2" "$1"
 }
+
+# forktree -D 2 -W 3 -k 7 -o 2 -s CLOCK_PROCESS_CPUTIME_ID:11: its own counts
+# per process (in $T/err) against the report in $T/r.json.
+forktree_exact() {
+	[ "$(grep -c '^WORKLOAD' "$T/err")" -eq 13 ]
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 13 ]
+	while read -r pid stat open clk; do
+		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
+			"\(.tz.paths["/etc/localtime"].stat) \(.tz.paths["/etc/localtime"].open) \(.clock.clock_gettime.count)"' "$T/r.json")
+		[ "$got" = "$stat $open $clk" ]
+	done < <(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' "$T/err")
+	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq 143 ]
+	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}

@@ -22,19 +22,6 @@ feature_of() {
 	echo "$1" | tr 'A-Z' 'a-z'
 }
 
-# forktree's own counts per process against the report in $T/r.json.
-forktree_exact() {
-	[ "$(grep -c '^WORKLOAD' "$T/err")" -eq 13 ]
-	[ "$(jqr "$T/r.json" '.processes | length')" -eq 13 ]
-	while read -r pid stat open clk; do
-		got=$(jq -r --argjson p "$pid" '.processes[] | select(.pid == $p) |
-			"\(.tz.paths["/etc/localtime"].stat) \(.tz.paths["/etc/localtime"].open) \(.clock.clock_gettime.count)"' "$T/r.json")
-		[ "$got" = "$stat $open $clk" ]
-	done < <(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' "$T/err")
-	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq 143 ]
-	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
-}
-
 @test "variant: each fallback alone counts forktree exactly and the report names it" {
 	for knob in $FALLBACKS; do
 		env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/r.json" -- \
