@@ -87,6 +87,11 @@ fetch_deb()
 case $cmd in
 download)
 	suite=$1 pattern=$2 dest=$3
+	# Guests boot in parallel (VMTEST_JOBS): one apt at a time per
+	# configuration, or two updates write the same partial files.
+	mkdir -p "$top"
+	exec 9> "$top/lock"
+	flock 9
 	# The cached pick, so that a second run needs no network.
 	pick=$top/pick-$(echo "$suite $pattern" | tr -c 'A-Za-z0-9.\n' _)
 	if [ -s "$pick" ] && [ -d "$dest/$(cat "$pick")" ]; then
