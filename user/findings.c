@@ -78,47 +78,20 @@ static uint32_t tz_culprit(const struct model *m, const struct pid_set *s)
 	return best;
 }
 
-/* A call site over these processes: the same code counted once. */
-struct site_total {
-	const struct caller_stat *c;
-	uint64_t calls;
-};
-
-static void site_add(struct site_total *top, size_t n,
-		     const struct caller_stat *c)
-{
-	for (size_t k = 0; k < n && top[k].c; k++) {
-		if (caller_same_site(top[k].c, c)) {
-			top[k].calls += c->count;
-			return;
-		}
-	}
-	for (size_t k = 0; k < n; k++) {
-		if (!top[k].c) {
-			top[k] = (struct site_total){ c, c->count };
-			return;
-		}
-	}
-}
-
-static int by_calls(const void *a, const void *b)
-{
-	const struct site_total *x = a, *y = b;
-
-	return (x->calls < y->calls) - (x->calls > y->calls);
-}
-
-#define SITES_MAX	64	/* distinct sites weighed; the rest are few */
 #define SITES_NAMED	2
 #define SITE_SHARE_MIN	5	/* %: a lesser second site is noise */
 
-/* The sites of fn in these processes, most calls first; returns calls. */
+/*
+ * The sites of fn in these processes, most calls first, into *top (n of
+ * them); returns their calls.
+ */
 static uint64_t fn_sites(const struct model *m, const struct pid_set *s,
-			 uint32_t fn, struct site_total *top)
+			 uint32_t fn, struct site_sum **top, size_t *n)
 {
 	uint64_t calls = 0;
 
-	memset(top, 0, SITES_MAX * sizeof(*top));
+	*top = NULL;
+	*n = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct proc_model *p = model_find(m, s->v[i]);
 
@@ -126,31 +99,11 @@ static uint64_t fn_sites(const struct model *m, const struct pid_set *s,
 			if (p->callers[c].fn != fn)
 				continue;
 			calls += p->callers[c].count;
-			site_add(top, SITES_MAX, &p->callers[c]);
+			site_sum_add(top, n, &p->callers[c]);
 		}
 	}
-	qsort(top, SITES_MAX, sizeof(*top), by_calls);
+	site_sums_sort(*top, *n);
 	return calls;
-}
-
-/* "do_work+0x28 (prog) at /src/prog.c:42" */
-static char *site_words(const struct caller_stat *c)
-{
-	const char *mod = c->module ? c->module : "?";
-	char *where, *out;
-
-	if (c->symbol)
-		where = xasprintf("%s (%s)", c->symbol, mod);
-	else if (c->has_offset)
-		where = xasprintf("%s+0x%llx", mod,
-				  (unsigned long long)c->offset);
-	else
-		where = xasprintf("0x%llx (%s)", (unsigned long long)c->addr, mod);
-	if (!c->source)
-		return where;
-	out = xasprintf("%s at %s", where, c->source);
-	free(where);
-	return out;
 }
 
 /*
@@ -159,21 +112,22 @@ static char *site_words(const struct caller_stat *c)
  */
 static char *culprit_words(const struct model *m, const struct pid_set *s)
 {
-	struct site_total top[SITES_MAX];
 	uint32_t fn = tz_culprit(m, s);
+	struct site_sum *top;
 	uint64_t calls;
+	size_t n;
 	char *out;
 
 	if (fn == LIBC_NONE)
 		return xstrdup("");
-	calls = fn_sites(m, s, fn, top);
+	calls = fn_sites(m, s, fn, &top, &n);
 	out = xasprintf(", mostly from %s()", libc_fn_name(fn));
-	for (size_t k = 0; k < SITES_NAMED && top[k].c && calls; k++) {
+	for (size_t k = 0; k < SITES_NAMED && k < n && calls; k++) {
 		char *site, *more;
 
 		if (k && top[k].calls * 100 < calls * SITE_SHARE_MIN)
 			break;
-		site = site_words(top[k].c);
+		site = caller_site_words(top[k].c);
 
 		more = xasprintf("%s%s %s (%.0f%%%s)", out,
 				 k ? ", and at" : " called at", site,
@@ -183,25 +137,8 @@ static char *culprit_words(const struct model *m, const struct pid_set *s)
 		free(out);
 		out = more;
 	}
+	free(top);
 	return out;
-}
-
-struct line_total {
-	const struct lang_site_stat *l;
-	uint64_t tz;
-};
-
-static void line_add(struct line_total **v, size_t *n,
-		     const struct lang_site_stat *l)
-{
-	for (size_t k = 0; k < *n; k++) {
-		if (lang_same_site((*v)[k].l, l)) {
-			(*v)[k].tz += l->tz_accesses;
-			return;
-		}
-	}
-	*v = xrealloc(*v, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = (struct line_total){ l, l->tz_accesses };
 }
 
 /* The script line with most tz accesses over these processes (--lang). */
@@ -210,7 +147,7 @@ static const struct lang_site_stat *top_script_line(const struct model *m,
 						    uint64_t *tz)
 {
 	const struct lang_site_stat *best = NULL;
-	struct line_total *v = NULL;
+	struct line_sum *v = NULL;
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -218,7 +155,7 @@ static const struct lang_site_stat *top_script_line(const struct model *m,
 
 		for (size_t j = 0; p && j < p->nlang_sites; j++)
 			if (p->lang_sites[j].tz_accesses)
-				line_add(&v, &n, &p->lang_sites[j]);
+				line_sum_add(&v, &n, &p->lang_sites[j]);
 	}
 	*tz = 0;
 	for (size_t k = 0; k < n; k++) {

@@ -271,6 +271,67 @@ bool lang_same_site(const struct lang_site_stat *a,
 	       same_or_null(a->func, b->func) && same_or_null(a->cls, b->cls);
 }
 
+void site_sum_add(struct site_sum **v, size_t *n, const struct caller_stat *c)
+{
+	for (size_t k = 0; k < *n; k++) {
+		if (caller_same_site((*v)[k].c, c)) {
+			(*v)[k].calls += c->count;
+			(*v)[k].procs++;
+			return;
+		}
+	}
+	*v = xrealloc(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct site_sum){ c, c->count, 1 };
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct site_sum *x = a, *y = b;
+
+	return (x->calls < y->calls) - (x->calls > y->calls);
+}
+
+void site_sums_sort(struct site_sum *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), by_calls);
+}
+
+char *caller_site_words(const struct caller_stat *c)
+{
+	const char *mod = c->module ? c->module : "unknown";
+	char *where, *out;
+
+	if (c->symbol)
+		where = xasprintf("%s (%s)", c->symbol, mod);
+	else if (c->has_offset)
+		where = xasprintf("%s+0x%llx", mod,
+				  (unsigned long long)c->offset);
+	else
+		where = xasprintf("0x%llx (%s)", (unsigned long long)c->addr, mod);
+	if (!c->source)
+		return where;
+	out = xasprintf("%s at %s", where, c->source);
+	free(where);
+	return out;
+}
+
+void line_sum_add(struct line_sum **v, size_t *n,
+		  const struct lang_site_stat *l)
+{
+	for (size_t k = 0; k < *n; k++) {
+		if (lang_same_site((*v)[k].l, l)) {
+			(*v)[k].tz += l->tz_accesses;
+			(*v)[k].clock += l->clock_syscalls;
+			(*v)[k].procs++;
+			return;
+		}
+	}
+	*v = xrealloc(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct line_sum){ l, l->tz_accesses,
+					  l->clock_syscalls, 1 };
+}
+
 const char *lang_name(uint32_t lang)
 {
 	static const char *const names[LANG_MAX] = {

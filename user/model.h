@@ -181,6 +181,29 @@ bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
 void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s);
 void lang_sites_clear(struct proc_model *p);
 /* The same script line in the same frame, whichever process ran it. */
+/* One call site over many processes: the same code counted once. */
+struct site_sum {
+	const struct caller_stat *c;
+	uint64_t calls;
+	unsigned int procs;		/* a process has one row per site */
+};
+
+/* Adds c to the sums in *v (grown as needed): its site's, or a new one. */
+void site_sum_add(struct site_sum **v, size_t *n, const struct caller_stat *c);
+/* Most calls first. */
+void site_sums_sort(struct site_sum *v, size_t n);
+/* "do_work+0x28 (prog) at /src/prog.c:42", unescaped: malloc'd. */
+char *caller_site_words(const struct caller_stat *c);
+
+/* One script line over many processes. */
+struct line_sum {
+	const struct lang_site_stat *l;
+	uint64_t tz, clock;
+	unsigned int procs;
+};
+
+void line_sum_add(struct line_sum **v, size_t *n,
+		  const struct lang_site_stat *l);
 bool lang_same_site(const struct lang_site_stat *a,
 		    const struct lang_site_stat *b);
 const char *lang_name(uint32_t lang);	/* "ruby", "python" */

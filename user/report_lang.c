@@ -9,31 +9,9 @@
 
 #define TOP_LINES	10
 
-struct line_row {
-	const struct lang_site_stat *s;
-	uint64_t tz, clock;
-	unsigned int procs;
-};
-
-static void add_row(struct line_row **v, size_t *n,
-		    const struct lang_site_stat *s)
-{
-	for (size_t k = 0; k < *n; k++) {
-		if (lang_same_site((*v)[k].s, s)) {
-			(*v)[k].tz += s->tz_accesses;
-			(*v)[k].clock += s->clock_syscalls;
-			(*v)[k].procs++;
-			return;
-		}
-	}
-	*v = xrealloc(*v, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = (struct line_row){ s, s->tz_accesses,
-					   s->clock_syscalls, 1 };
-}
-
 static int by_events(const void *a, const void *b)
 {
-	const struct line_row *x = a, *y = b;
+	const struct line_sum *x = a, *y = b;
 	uint64_t nx = x->tz + x->clock, ny = y->tz + y->clock;
 
 	return (nx < ny) - (nx > ny);
@@ -53,7 +31,7 @@ static void print_where(FILE *f, const struct lang_site_stat *s)
 		fprintf(f, " -> %s", libc_fn_name(s->libc_fn));
 }
 
-static void print_rows(FILE *f, struct line_row *v, size_t n)
+static void print_rows(FILE *f, struct line_sum *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), by_events);
 	fprintf(f, "  %12s %14s  %-6s  %s\n", "TZ-ACCESSES", "CLOCK-SYSCALLS",
@@ -64,8 +42,8 @@ static void print_rows(FILE *f, struct line_row *v, size_t n)
 		fprintf(f, "  %12s %14s  %-6s  ",
 			fmt_count(tz, sizeof(tz), v[i].tz),
 			fmt_count(clk, sizeof(clk), v[i].clock),
-			lang_name(v[i].s->lang));
-		print_where(f, v[i].s);
+			lang_name(v[i].l->lang));
+		print_where(f, v[i].l);
 		if (v[i].procs > 1)
 			fprintf(f, " [%u processes]", v[i].procs);
 		fputc('\n', f);
@@ -77,7 +55,7 @@ static void print_rows(FILE *f, struct line_row *v, size_t n)
 
 void report_lang_text(FILE *f, const struct model *m)
 {
-	struct line_row *v = NULL;
+	struct line_sum *v = NULL;
 	size_t n = 0;
 
 	fprintf(f, "\nSCRIPT LINES (--lang): kernel events under the Ruby method "
@@ -90,7 +68,7 @@ void report_lang_text(FILE *f, const struct model *m)
 		"(Time.now ~40x slower), each Python line once (~270x)\n");
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (size_t j = 0; j < m->procs[i].nlang_sites; j++)
-			add_row(&v, &n, &m->procs[i].lang_sites[j]);
+			line_sum_add(&v, &n, &m->procs[i].lang_sites[j]);
 	if (n)
 		print_rows(f, v, n);
 	else

@@ -127,95 +127,39 @@ static void print_per_process(FILE *f, const struct model *m)
 	free(v);
 }
 
-struct site {
-	const struct caller_stat *c;
-	uint64_t count;
-	unsigned int procs;
-};
-
-static int by_count(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	return (x->count < y->count) - (x->count > y->count);
-}
-
-static void add_site(struct site **v, size_t *n, size_t *cap,
-		     const struct caller_stat *c)
-{
-	for (size_t k = 0; k < *n; k++) {
-		if (caller_same_site((*v)[k].c, c)) {
-			(*v)[k].count += c->count;
-			(*v)[k].procs++;
-			return;
-		}
-	}
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		*v = xrealloc(*v, *cap, sizeof(**v));
-	}
-	(*v)[(*n)++] = (struct site){ c, c->count, 1 };
-}
-
 /*
  * Call sites over all processes: the same code of the same file is one
- * site however many processes ran it.  A process has at most one row per
- * site, so the rows merged are the processes.
+ * site however many processes ran it.
  */
-static size_t gather_sites(const struct model *m, struct site **out)
+static size_t gather_sites(const struct model *m, struct site_sum **out)
 {
-	size_t n = 0, cap = 0;
-	struct site *v = NULL;
+	struct site_sum *v = NULL;
+	size_t n = 0;
 
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (size_t j = 0; j < m->procs[i].ncallers; j++)
-			add_site(&v, &n, &cap, &m->procs[i].callers[j]);
+			site_sum_add(&v, &n, &m->procs[i].callers[j]);
 	*out = v;
 	return n;
 }
 
-/*
- * "do_work+0x28 (tzloop) at /src/tzloop.c:123", escaped: symbol, file and
- * source names come from the program's own files.
- */
-static void print_site_name(FILE *f, const struct caller_stat *c)
-{
-	const char *mod = c->module ? c->module : "unknown";
-
-	if (c->symbol) {
-		escape_print(f, c->symbol, ESCAPE_TEXT);
-		fputs(" (", f);
-		escape_print(f, mod, ESCAPE_TEXT);
-		fputc(')', f);
-	} else if (c->has_offset) {
-		escape_print(f, mod, ESCAPE_TEXT);
-		fprintf(f, "+0x%llx", (unsigned long long)c->offset);
-	} else {
-		fprintf(f, "0x%llx (", (unsigned long long)c->addr);
-		escape_print(f, mod, ESCAPE_TEXT);
-		fputc(')', f);
-	}
-	if (c->source) {
-		fputs(" at ", f);
-		escape_print(f, c->source, ESCAPE_TEXT);
-	}
-}
-
 static void print_sites(FILE *f, const struct model *m)
 {
-	struct site *v;
+	struct site_sum *v;
 	size_t n = gather_sites(m, &v);
 
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), by_count);
+	site_sums_sort(v, n);
 	fprintf(f, "\n  Top call sites:\n");
 	for (size_t i = 0; i < n && i < TOP_CALLERS; i++) {
-		char cnt[32];
+		char cnt[32], *where = caller_site_words(v[i].c);
 
 		fprintf(f, "  %12s  %-14s ", fmt_count(cnt, sizeof(cnt),
-			v[i].count), libc_fn_name(v[i].c->fn));
-		print_site_name(f, v[i].c);
+			v[i].calls), libc_fn_name(v[i].c->fn));
+		/* Symbol, file and source names come from the program's files. */
+		escape_print(f, where, ESCAPE_TEXT);
+		free(where);
 		if (v[i].procs > 1)
 			fprintf(f, " [%u processes]", v[i].procs);
 		fputc('\n', f);
