@@ -108,29 +108,32 @@ static void identify_static(struct proc_facts *p)
 		p->libc = PLIBC_MUSL;
 }
 
+struct mappings {
+	struct proc_facts *p;
+	bool loader;		/* a dynamic loader is mapped */
+	bool any;		/* a file is mapped at all */
+};
+
+static void classify_file(const struct maps_entry *e, void *ctx)
+{
+	struct mappings *m = ctx;
+
+	m->any = true;
+	classify_mapping(m->p, e->path, &m->loader);
+}
+
 static void read_libc(struct proc_facts *p)
 {
-	char path[64 + sizeof(p->libc_path)], *maps, *line, *save = NULL;
-	struct maps_entry e;
-	bool loader = false, any = false;
+	char path[64 + sizeof(p->libc_path)];
+	struct mappings m = { .p = p };
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-	maps = read_file(path, MAPS_MAX, NULL);
-	if (!maps)
+	if (maps_for_each_file(p->pid, MAPS_MAX, classify_file, &m))
 		return;
-	for (line = strtok_r(maps, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (maps_parse_line(line, &e) || !e.path || e.path[0] != '/')
-			continue;
-		any = true;
-		classify_mapping(p, e.path, &loader);
-	}
-	free(maps);
-	if (!any) {
+	if (!m.any) {
 		p->libc = PLIBC_NONE;	/* a kernel thread maps no file */
 		return;
 	}
-	p->is_static = !loader;
+	p->is_static = !m.loader;
 	if (p->is_static)
 		identify_static(p);
 	/* Through /proc/PID/root: the process may live in another mount ns. */

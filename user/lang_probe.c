@@ -209,24 +209,24 @@ static void probe_mapped(struct lang_probe *lp, pid_t pid, const char *path)
 	probe_file(lp, in_root);
 }
 
+struct mapped_ctx {
+	struct lang_probe *lp;
+	pid_t pid;
+};
+
+static void probe_exec_mapping(const struct maps_entry *e, void *ctx)
+{
+	struct mapped_ctx *c = ctx;
+
+	if (e->exec)
+		probe_mapped(c->lp, c->pid, e->path);
+}
+
 void lang_probe_process(struct lang_probe *lp, pid_t pid)
 {
-	char path[64], *buf, *line, *save = NULL;
-	size_t len;
+	struct mapped_ctx c = { lp, pid };
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	buf = read_file(path, MAPS_MAX, &len);
-	if (!buf)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct maps_entry e;
-
-		if (!maps_parse_line(line, &e) && e.exec && e.path &&
-		    e.path[0] == '/')
-			probe_mapped(lp, pid, e.path);
-	}
-	free(buf);
+	maps_for_each_file(pid, MAPS_MAX, probe_exec_mapping, &c);
 }
 
 /* A string the BPF side read: bounded, whatever the process wrote. */

@@ -140,30 +140,31 @@ static void scan_free(struct maps_scan *ms)
 	ms->nlibc = 0;
 }
 
+struct scan_ctx {
+	struct libc_probe *lp;
+	pid_t pid;
+	struct maps_scan *ms;
+};
+
+static void scan_file(const struct maps_entry *e, void *ctx)
+{
+	struct scan_ctx *c = ctx;
+	struct maps_scan *ms = c->ms;
+
+	callsite_note_file(c->lp, c->pid, e->path);
+	if (is_libc_name(e->path) && ms->nlibc < LIBS_PER_PROC &&
+	    !scan_has(ms, e->path))
+		ms->libc[ms->nlibc++] = xstrdup(e->path);
+}
+
 /* Reads pid's mappings: the C library, and every file for call sites. */
 static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms)
 {
-	char path[64], *buf, *line, *save = NULL;
-	size_t len;
+	struct scan_ctx c;
 
 	memset(ms, 0, sizeof(*ms));
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	buf = read_file(path, MAPS_MAX, &len);
-	if (!buf)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct maps_entry e;
-
-		if (maps_parse_line(line, &e) || !e.path || e.path[0] != '/')
-			continue;
-		callsite_note_file(lp, pid, e.path);
-		if (is_libc_name(e.path) && ms->nlibc < LIBS_PER_PROC &&
-		    !scan_has(ms, e.path))
-			ms->libc[ms->nlibc++] = xstrdup(e.path);
-	}
-	free(buf);
-	return 0;
+	c = (struct scan_ctx){ lp, pid, ms };
+	return maps_for_each_file(pid, MAPS_MAX, scan_file, &c);
 }
 
 /* The program execvp() would run for name: a path, or NULL. */

@@ -118,6 +118,23 @@ char *read_file(const char *path, size_t max, size_t *len)
 	return buf;
 }
 
+int maps_for_each_file(pid_t pid, size_t max, maps_file_fn fn, void *ctx)
+{
+	char path[64], *buf, *line, *save = NULL;
+	struct maps_entry e;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	buf = read_file(path, max, NULL);
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!maps_parse_line(line, &e) && e.path && e.path[0] == '/')
+			fn(&e, ctx);
+	free(buf);
+	return 0;
+}
+
 int proc_getenv(pid_t pid, const char *name, char **value)
 {
 	char path[64], *buf;

@@ -32,6 +32,13 @@ struct maps_entry {
 /* One line of /proc/PID/maps; 0 on success. The line is not modified. */
 int maps_parse_line(const char *line, struct maps_entry *e);
 
+typedef void (*maps_file_fn)(const struct maps_entry *e, void *ctx);
+/*
+ * Calls fn for each mapping of pid backed by a file ("/..." path), from
+ * at most max bytes of /proc/PID/maps.  0, or -1 when it cannot be read.
+ */
+int maps_for_each_file(pid_t pid, size_t max, maps_file_fn fn, void *ctx);
+
 /* Reads a whole small file into a malloc'd buffer (at most max bytes). */
 char *read_file(const char *path, size_t max, size_t *len);
 
