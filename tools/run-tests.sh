@@ -27,20 +27,25 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 
+# Each status is the command's (PIPESTATUS), not tee's.
 for t in "${units[@]}"; do
 	echo "# unit: $t"
-	CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1 | tee -a "$log" || status=1
+	CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1 | tee -a "$log"
+	# A binary that dies without a "not ok" line still fails.
+	[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "not ok unit $t" | tee -a "$log"; status=1; }
 done
 if [ ${#bats_files[@]} -gt 0 ]; then
 	echo "# integration: ${bats_files[*]}"
-	bats --tap "${bats_files[@]}" 2>&1 | tee -a "$log" || status=1
+	bats --tap "${bats_files[@]}" 2>&1 | tee -a "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 # A step reports its own "ok"/"not ok" lines; a failure it did not name
 # still counts as one.
 for target in "${steps[@]}"; do
 	echo "# step: make $target"
-	if ! make --no-print-directory "$target" 2>&1 | tee "$log.step"; then
+	make --no-print-directory "$target" 2>&1 | tee "$log.step"
+	if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 		grep -qE '^not ok ' "$log.step" || echo "not ok make $target" | tee -a "$log.step"
 		status=1
 	fi

@@ -96,8 +96,8 @@ static const struct option_doc docs[] = {
 
 static const char *const synopsis[] = {
 	[MODE_RUN] = "run [OPTIONS] [--] PROG [ARGS...]",
-	[MODE_ATTACH] = "attach [OPTIONS] -p PID[,PID...] | --comm NAME | "
-			"--cgroup PATH | --unit NAME",
+	[MODE_ATTACH] = ("attach [OPTIONS] -p PID[,PID...] | --comm NAME | "
+			 "--cgroup PATH | --unit NAME"),
 	[MODE_TOP] = "top [OPTIONS]",
 };
 
