@@ -47,7 +47,10 @@ static void check_env(const struct env *env, int argc, char **argv)
 			abort();
 		break;
 	case MODE_ATTACH:
-		if (!env->npids && !env->comm)
+		/* Targets: pids, a comm, a cgroup or a unit (one of the two). */
+		if (!env->npids && !env->comm && !env->cgroup && !env->unit)
+			abort();
+		if (env->cgroup && env->unit)
 			abort();
 		break;
 	case MODE_TOP:
