@@ -259,6 +259,7 @@ static void test_cli(void **state)
 	assert_int_equal(parse(MODE_RUN, &env, 3, "run", "--bogus", "ls"), 125);
 	assert_int_equal(parse(MODE_ATTACH, &env, 3, "attach", "-p", "abc"), 125);
 	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1", "-d", "-1"), 125);
+	free(env.pids);		/* parsed before -d was refused: the caller's */
 	assert_int_equal(parse(MODE_ATTACH, &env, 1, "attach"), 125);
 	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1,2", "-i", "0.5"), 0);
 	assert_int_equal(env.npids, 2);
