@@ -21,8 +21,16 @@ const volatile bool trace_all = false;	/* top: every process */
 const volatile __u32 self_tgid = 0;	/* never count ourselves */
 /* attach --comm: a process that execs into this name is a target too. */
 const volatile char target_comm[COMM_LEN] = {};
-/* attach --cgroup: one that forks or execs in these cgroups too. */
+/*
+ * --cgroup/--unit: the target cgroup v2 is named by its level, its
+ * parent's id and its name, not by its own id, so that a unit's cgroup
+ * that systemd creates or re-creates after we started (restart) and the
+ * cgroups made below it later are still the target.
+ */
 const volatile bool cgroup_targets = false;
+const volatile __u32 target_cgroup_level = 0;
+const volatile __u64 target_cgroup_parent = 0;
+const volatile char target_cgroup_name[CGROUP_NAME_LEN] = {};
 /*
  * Linux >= 5.11: task storage and bpf_get_current_task_btf, probed by
  * userspace (user/variant.c).  The verifier prunes the branch this constant
@@ -72,15 +80,24 @@ struct {
 } proc_tz SEC(".maps");
 
 /*
- * attach --cgroup: the cgroup v2 ids of the target and of its descendants
- * (filled by userspace).  Only bpf_get_current_cgroup_id (4.18) is needed.
+ * --cgroup/--unit: cgroup id -> CGROUP_IN or CGROUP_OUT.  Whether a cgroup
+ * is the target or below it never changes (cgroup v2 has no rename, and
+ * an id is never reused), so each one is judged once.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* set by userspace */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, __u8);
-} target_cgroups SEC(".maps");
+} cgroup_verdicts SEC(".maps");
+
+/* The name of the cgroup being judged: too big for the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, char[CGROUP_NAME_LEN]);
+} cgroup_name_scratch SEC(".maps");
 
 struct env_walk {
 	__u64 ptr;		/* the next entry, in the new process's memory */
@@ -161,6 +178,74 @@ static __always_inline void count_loss(__u32 why)
 		__sync_fetch_and_add(n, 1);
 }
 
+enum { CGROUP_IN = 1, CGROUP_OUT = 2 };
+
+/* cg's ancestor at the target's level (cg itself there), or NULL. */
+static __always_inline struct cgroup *cgroup_at_target_level(struct cgroup *cg)
+{
+	int level = BPF_CORE_READ(cg, level);
+
+	for (int i = 0; i < CGROUP_MAX_DEPTH && cg; i++) {
+		if (level <= (int)target_cgroup_level)
+			break;
+		cg = BPF_CORE_READ(cg, self.parent, cgroup);
+		level--;
+	}
+	return level == (int)target_cgroup_level ? cg : NULL;
+}
+
+static __always_inline bool cgroup_has_target_name(struct cgroup *cg)
+{
+	__u32 zero = 0;
+	char *name = bpf_map_lookup_elem(&cgroup_name_scratch, &zero);
+
+	if (!name || bpf_probe_read_kernel_str(name, CGROUP_NAME_LEN,
+					       BPF_CORE_READ(cg, kn, name)) < 0)
+		return false;
+	for (int i = 0; i < CGROUP_NAME_LEN; i++) {
+		if (name[i] != target_cgroup_name[i])
+			return false;
+		if (!name[i])
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool cgroup_is_target(struct cgroup *cg)
+{
+	cg = cgroup_at_target_level(cg);
+	if (!cg)
+		return false;
+	/* The root of the hierarchy has neither parent nor name. */
+	if (!target_cgroup_level)
+		return true;
+	return BPF_CORE_READ(cg, self.parent, cgroup, kn, id) ==
+	       target_cgroup_parent && cgroup_has_target_name(cg);
+}
+
+/*
+ * The current task (a parent at fork, the task at exec, the caller of a
+ * syscall in top) is in the target cgroup or below it.
+ */
+static __always_inline bool in_target_cgroup(void)
+{
+	struct task_struct *task;
+	__u64 id;
+	__u8 *seen, verdict;
+
+	if (!cgroup_targets)
+		return false;
+	id = bpf_get_current_cgroup_id();
+	seen = bpf_map_lookup_elem(&cgroup_verdicts, &id);
+	if (seen)
+		return *seen == CGROUP_IN;
+	task = (struct task_struct *)bpf_get_current_task();
+	verdict = cgroup_is_target(BPF_CORE_READ(task, cgroups, dfl_cgrp)) ?
+		  CGROUP_IN : CGROUP_OUT;
+	bpf_map_update_elem(&cgroup_verdicts, &id, &verdict, BPF_ANY);
+	return verdict == CGROUP_IN;
+}
+
 static __always_inline bool is_traced(__u32 tgid)
 {
 	struct proc *p;
@@ -168,7 +253,7 @@ static __always_inline bool is_traced(__u32 tgid)
 	if (tgid == self_tgid)
 		return false;
 	if (trace_all)
-		return true;
+		return !cgroup_targets || in_target_cgroup();
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	return p && !(p->flags & PROC_EXITED);
 }
@@ -732,17 +817,6 @@ static __always_inline void inherit_tz(__u32 ptgid, __u32 ctgid)
 		bpf_map_delete_elem(&proc_tz, &ctgid);
 	else if (bpf_map_update_elem(&proc_tz, &ctgid, pt, BPF_ANY))
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
-}
-
-/* The current task (a parent at fork, the task at exec) is in a target cgroup. */
-static __always_inline bool in_target_cgroup(void)
-{
-	__u64 id;
-
-	if (!cgroup_targets)
-		return false;
-	id = bpf_get_current_cgroup_id();
-	return bpf_map_lookup_elem(&target_cgroups, &id) != NULL;
 }
 
 SEC("tp_btf/sched_process_fork")

@@ -11,6 +11,8 @@
 #define ENV_ENTRY_LEN	4096	/* bytes of one environment entry read at once */
 #define ENV_ENTRIES_MAX	1024	/* environment entries looked at per exec */
 #define COMM_LEN	16
+#define CGROUP_NAME_LEN	256	/* a cgroup v2 directory's name, NUL included */
+#define CGROUP_MAX_DEPTH	32	/* levels walked up to the target's */
 #define EXE_LEN		256
 #define LIBC_NESTED_MAX	8
 

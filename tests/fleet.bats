@@ -259,3 +259,102 @@ cgroup2_mount() {
 	run -125 "$CT" attach --unit no-such-unit-x.service
 	[ "${#lines[@]}" -eq 1 ]
 }
+
+# A stand-in for systemd, started before clocktrace and outside PROG's
+# tree: once $T/go exists it starts "service" $1 twice (the cgroup made,
+# a process moved in that execs forktree, the cgroup removed: a restart),
+# and also runs forktree outside it; then $T/done.
+fake_systemd() {
+	local cg=$1
+	(
+		for _ in $(seq 200); do [ -e "$T/go" ] && break; sleep 0.05; done
+		for _ in 1 2; do
+			mkdir "$cg"
+			sh -c "echo \$\$ > '$cg/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 2 -k 3" 2>>"$T/svc"
+			rmdir "$cg"
+		done
+		"$TOOLS/forktree" -D 1 -W 2 -k 3 2>"$T/out"
+		touch "$T/done"
+	) &
+	WL=$!
+}
+
+# PROG of run: starts the "service" and waits until it has run.
+WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
+
+@test "run --unit: the service from its first exec, across a restart that re-creates its cgroup" {
+	v2=$(cgroup2_mount)
+	made=
+	[ -d "$v2/system.slice" ] || { mkdir "$v2/system.slice"; made=1; }
+	unit="clocktrace-test-$$.service"
+	fake_systemd "$v2/system.slice/$unit"
+	"$CT" run --unit "$unit" --json -o "$T/r.json" -- sh -c "$WAIT_PROG" sh "$T"
+	wait "$WL"
+	WL=
+	[ -n "$made" ] && rmdir "$v2/system.slice"
+	want=$(workload_sum "$T/svc" tz_stat)
+	[ "$want" -eq 18 ]
+	[ "$(workload_sum "$T/out" tz_stat)" -eq 9 ]
+	jq -e --arg want "$want" '[.processes[] | select(.comm == "forktree")] |
+		length == 6 and ([.[].tz.accesses] | add) == ($want | tonumber)' "$T/r.json"
+	# Named by its path, it is the same.
+	mkdir -p "$v2/clocktrace-test-$$"
+	rm -f "$T/go" "$T/done" "$T/svc"
+	fake_systemd "$v2/clocktrace-test-$$/svc"
+	"$CT" run --cgroup "/clocktrace-test-$$/svc" --json -o "$T/p.json" -- \
+		sh -c "$WAIT_PROG" sh "$T"
+	wait "$WL"
+	WL=
+	rmdir "$v2/clocktrace-test-$$"
+	[ "$(jqr "$T/p.json" '[.processes[] | select(.comm == "forktree") | .tz.accesses] | add')" -eq 18 ]
+}
+
+@test "run --cgroup: processes already in it are traced with PROG, until PROG ends" {
+	v2=$(cgroup2_mount)
+	cg="clocktrace-test-$$"
+	mkdir -p "$v2/$cg/sub"
+	sh -c "echo \$\$ > '$v2/$cg/sub/cgroup.procs' && exec '$TOOLS/misbehave' waitsig -k 5" >"$T/ready" 2>/dev/null &
+	WL=$!
+	for _ in $(seq 100); do grep -q ready "$T/ready" 2>/dev/null && break; sleep 0.05; done
+	# PROG wakes it, waits for it, then stats on its own.
+	"$CT" run --cgroup "$v2/$cg" --json -o "$T/r.json" -- sh -c \
+		"kill -USR1 $WL; while kill -0 $WL 2>/dev/null; do sleep 0.05; done; exec '$TOOLS/forktree' -D 0 -k 2" 2>"$T/prog"
+	wait "$WL" || true
+	WL=
+	rmdir "$v2/$cg/sub" "$v2/$cg"
+	# misbehave waitsig -k 5: 4 threads stat 5 times, then its child 5.
+	[ "$(jqr "$T/r.json" '[.processes[] | select(.comm == "misbehave") | .tz.accesses] | add')" -eq 25 ]
+	[ "$(jqr "$T/r.json" '[.processes[].tz.accesses] | add')" -eq $((25 + $(workload_sum "$T/prog" tz_stat))) ]
+	run -125 "$CT" run --cgroup /no/such/cgroup-x -- true
+	[ "${#lines[@]}" -eq 1 ]
+	run -125 "$CT" run --cgroup /a --unit b -- true
+	[ "${#lines[@]}" -eq 1 ]
+	run -125 "$CT" run --cgroup "/$cg/../x" -- true
+	[ "${#lines[@]}" -eq 1 ]
+	run -125 "$CT" top --cgroup "/no/such/x" -d 1
+	[ "${#lines[@]}" -eq 1 ]
+	run -125 "$CT" run --compare --cgroup "/$cg" -- true
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "top --cgroup: only the processes in it, decided in the kernel" {
+	v2=$(cgroup2_mount)
+	cg="clocktrace-test-$$"
+	mkdir "$v2/$cg"
+	sh -c "echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/misbehave' sleep 30 -k 40" 2>/dev/null &
+	WL=$!
+	"$TOOLS/misbehave" sleep 30 -k 40 2>/dev/null &
+	OUT=$!
+	wait_exec "$WL" misbehave
+	wait_exec "$OUT" misbehave
+	"$CT" top --cgroup "/$cg" --json -i 0.5 -d 2.6 -o "$T/top.jsonl"
+	in=$WL
+	kill "$OUT" "$WL"
+	wait "$WL" "$OUT" || true
+	WL=
+	rmdir "$v2/$cg"
+	# The one inside, at its rate; the same program outside, never.
+	jq -s -e --argjson in "$in" '
+		([.[].processes[].pid] | unique) == [$in] and
+		([.[].processes[].tz_per_s] | max) >= 20' "$T/top.jsonl"
+}

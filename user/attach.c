@@ -95,24 +95,26 @@ static void match_comm(pid_t pid, void *ctx)
 }
 
 /*
- * --cgroup or --unit: the processes in the cgroup and below it now; the
- * kernel side adds those that fork or exec there later.
+ * --cgroup or --unit: the processes in the cgroup and below it now join
+ * env->pids; the kernel side adds those that fork or exec there later.
+ * attach needs the cgroup to exist; run and top may wait for it.
  */
-static int resolve_cgroup(struct env *env)
+int attach_resolve_cgroup(struct env *env)
 {
+	const char *cmd = mode_name(env->mode);
 	pid_t *pids;
 	size_t n;
-	char *dir;
 
 	if (!env->cgroup && !env->unit)
 		return 0;
-	dir = cgroup_target_dir(env->cgroup, env->unit);
-	if (!dir || cgroup_scan(dir, &env->cgroup_ids, &env->ncgroup_ids,
-				&pids, &n)) {
-		free(dir);
+	env->cgtarget = cgroup_target_resolve(cmd, env->cgroup, env->unit,
+					      env->mode == MODE_ATTACH);
+	if (!env->cgtarget)
 		return EXIT_TOOL_FAILURE;
-	}
-	free(dir);
+	if (!env->cgtarget->exists || env->mode == MODE_TOP)
+		return 0;
+	if (cgroup_scan(cmd, env->cgtarget->dir, &pids, &n))
+		return EXIT_TOOL_FAILURE;
 	for (size_t i = 0; i < n; i++) {
 		if (pids[i] == getpid())
 			continue;
@@ -160,7 +162,7 @@ static int resolve_targets(struct env *env, size_t *named)
 		env->pids = ts.pids;
 		env->npids = ts.n;
 	}
-	return resolve_cgroup(env);
+	return attach_resolve_cgroup(env);
 }
 
 /*
@@ -178,7 +180,7 @@ static bool exited_untraced(struct session *s, pid_t pid)
  * NAMED: the user named PID with -p, so its loss is an error; a --comm
  * match or a --tree descendant that is gone is simply not traced.
  */
-static int add_target(struct session *s, pid_t pid, pid_t ppid,
+int attach_add_target(struct session *s, pid_t pid, pid_t ppid,
 		      unsigned int depth, bool named)
 {
 	struct proc_model *p;
@@ -235,7 +237,7 @@ static int add_descendants(struct session *s, pid_t root, unsigned int depth,
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->ppid[i] != root || t->pid[i] == getpid())
 			continue;
-		if (add_target(s, t->pid[i], root, depth, false) ||
+		if (attach_add_target(s, t->pid[i], root, depth, false) ||
 		    add_descendants(s, t->pid[i], depth + 1, t))
 			return -1;
 	}
@@ -249,7 +251,7 @@ static int seed_targets(struct session *s, size_t named)
 
 	s->model.start_ns = now_ns();
 	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = add_target(s, s->env.pids[i], proc_ppid(s->env.pids[i]),
+		err = attach_add_target(s, s->env.pids[i], proc_ppid(s->env.pids[i]),
 				 0, i < named);
 	if (err || !s->env.tree)
 		return err;

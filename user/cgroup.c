@@ -2,8 +2,8 @@
 /*
  * The cgroup v2 hierarchy is found in /proc/mounts: /sys/fs/cgroup, or
  * /sys/fs/cgroup/unified on hybrid hosts.  A cgroup's id, which the BPF
- * side compares with bpf_get_current_cgroup_id(), is its directory's
- * inode number.
+ * side compares with its cgroups' kernfs ids, is its directory's inode
+ * number.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -33,43 +33,101 @@ static char *cgroup2_mount(void)
 	return found;
 }
 
-static bool is_dir(const char *path)
+static bool is_dir(const char *path, uint64_t *ino)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return false;
+	if (ino)
+		*ino = st.st_ino;
+	return true;
 }
 
-char *cgroup_target_dir(const char *cgroup, const char *unit)
+/*
+ * PATH below the mount, each component checked: "..", "." and empty ones
+ * would make the level the kernel compares differ from the real one.
+ */
+static int split_target(struct cgroup_target *t, const char *mnt,
+			const char *rel)
 {
-	char *mnt = cgroup2_mount(), *dir = NULL;
-	size_t mlen;
+	char *copy = xstrdup(rel), *part, *save = NULL, *parent;
+	int err = 0;
+
+	t->dir = xstrdup(mnt);
+	parent = xstrdup(mnt);
+	for (part = strtok_r(copy, "/", &save); part && !err;
+	     part = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(part, ".") || !strcmp(part, "..") ||
+		    strlen(part) >= sizeof(t->name)) {
+			err = -1;
+			break;
+		}
+		free(parent);
+		parent = t->dir;
+		t->dir = xasprintf("%s/%s", parent, part);
+		snprintf(t->name, sizeof(t->name), "%s", part);
+		t->level++;
+	}
+	if (!err && t->level && !is_dir(parent, &t->parent_id))
+		err = -1;
+	free(parent);
+	free(copy);
+	return err;
+}
+
+/* A path under the mount as given, or one relative to the mount. */
+static const char *below_mount(const char *cgroup, const char *mnt)
+{
+	size_t mlen = strlen(mnt);
+
+	if (!strncmp(cgroup, mnt, mlen) &&
+	    (cgroup[mlen] == '/' || !cgroup[mlen]))
+		return cgroup + mlen;
+	return cgroup;
+}
+
+struct cgroup_target *cgroup_target_resolve(const char *cmd,
+					    const char *cgroup,
+					    const char *unit, bool must_exist)
+{
+	struct cgroup_target *t = xcalloc(1, sizeof(*t));
+	char *mnt = cgroup2_mount(), *rel = NULL;
 
 	if (!mnt) {
-		warn("attach: no cgroup v2 hierarchy is mounted");
+		warn("%s: no cgroup v2 hierarchy is mounted", cmd);
+		free(t);
 		return NULL;
 	}
-	mlen = strlen(mnt);
-	if (unit && asprintf(&dir, "%s/system.slice/%s%s", mnt, unit,
-			     strchr(unit, '.') ? "" : ".service") < 0)
-		dir = NULL;
-	else if (!unit && !strncmp(cgroup, mnt, mlen) &&
-		 (cgroup[mlen] == '/' || !cgroup[mlen]))
-		dir = xstrdup(cgroup);
-	else if (!unit && asprintf(&dir, "%s/%s", mnt,
-				   cgroup + strspn(cgroup, "/")) < 0)
-		dir = NULL;
+	if (unit)
+		rel = xasprintf("system.slice/%s%s", unit,
+				strchr(unit, '.') ? "" : ".service");
+	else
+		rel = xstrdup(below_mount(cgroup, mnt));
+	if (!split_target(t, mnt, rel))
+		t->exists = is_dir(t->dir, NULL);
+	if (t->exists || (!must_exist && t->level && t->parent_id)) {
+		free(mnt);
+		free(rel);
+		return t;
+	}
+	warn("%s: no cgroup v2 directory %s/%s", cmd, mnt,
+	     rel + strspn(rel, "/"));
 	free(mnt);
-	if (dir && !strstr(dir, "/../") && is_dir(dir))
-		return dir;
-	warn("attach: no cgroup v2 directory %s", dir ? dir : "?");
-	free(dir);
+	free(rel);
+	cgroup_target_free(t);
 	return NULL;
 }
 
+void cgroup_target_free(struct cgroup_target *t)
+{
+	if (!t)
+		return;
+	free(t->dir);
+	free(t);
+}
+
 static struct {
-	uint64_t *ids;
-	size_t nids;
 	pid_t *pids;
 	size_t npids;
 } scan;
@@ -96,26 +154,20 @@ static int visit(const char *path, const struct stat *st, int type,
 		 struct FTW *ftw)
 {
 	(void)ftw;
-	if (type != FTW_D)
-		return 0;
-	scan.ids = xrealloc(scan.ids, scan.nids + 1, sizeof(*scan.ids));
-	scan.ids[scan.nids++] = st->st_ino;
-	add_procs(path);
+	(void)st;
+	if (type == FTW_D)
+		add_procs(path);
 	return 0;
 }
 
-int cgroup_scan(const char *dir, uint64_t **ids, size_t *nids, pid_t **pids,
-		size_t *npids)
+int cgroup_scan(const char *cmd, const char *dir, pid_t **pids, size_t *npids)
 {
 	memset(&scan, 0, sizeof(scan));
 	if (nftw(dir, visit, 16, FTW_PHYS | FTW_MOUNT)) {
-		warn("attach: cannot read %s: %s", dir, strerror(errno));
-		free(scan.ids);
+		warn("%s: cannot read %s: %s", cmd, dir, strerror(errno));
 		free(scan.pids);
 		return -1;
 	}
-	*ids = scan.ids;
-	*nids = scan.nids;
 	*pids = scan.pids;
 	*npids = scan.npids;
 	return 0;

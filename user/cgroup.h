@@ -1,22 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* attach --cgroup and --unit: a cgroup v2 directory and what is in it. */
+/* --cgroup and --unit: a cgroup v2 directory and what is in it. */
 #ifndef CLOCKTRACE_CGROUP_H
 #define CLOCKTRACE_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/types.h>
+
+#include "clocktrace.h"
 
 /*
- * The directory --cgroup PATH (absolute, or below the v2 mount) or --unit
- * NAME (a systemd unit under system.slice) names; NULL after one line.
+ * The target as the kernel side knows it (bpf/clocktrace.bpf.c): by its
+ * level, its parent's id and its name, so that it may be created, or
+ * removed and created again, after we started.
  */
-char *cgroup_target_dir(const char *cgroup, const char *unit);
+struct cgroup_target {
+	char *dir;			/* its directory under the v2 mount */
+	unsigned int level;		/* 0: the root of the hierarchy */
+	uint64_t parent_id;		/* the parent directory's inode */
+	char name[CGROUP_NAME_LEN];
+	bool exists;			/* the directory exists now */
+};
+
 /*
- * The cgroup ids (their directories' inode numbers) of dir and every
- * cgroup below it, and the processes now in them.  -1 after one line.
+ * The target --cgroup PATH (absolute, or below the v2 mount) or --unit
+ * NAME (a systemd unit under system.slice) names.  Its parent must exist;
+ * itself too when MUST_EXIST.  NULL after one line starting with CMD.
  */
-int cgroup_scan(const char *dir, uint64_t **ids, size_t *nids, pid_t **pids,
-		size_t *npids);
+struct cgroup_target *cgroup_target_resolve(const char *cmd,
+					    const char *cgroup,
+					    const char *unit, bool must_exist);
+void cgroup_target_free(struct cgroup_target *t);
+/* The processes now in dir and in every cgroup below it.  -1 after one line. */
+int cgroup_scan(const char *cmd, const char *dir, pid_t **pids, size_t *npids);
 
 #endif /* CLOCKTRACE_CGROUP_H */

@@ -52,10 +52,11 @@ static const struct option_doc docs[] = {
 	{ { "comm", required_argument, NULL, OPT_COMM }, M_ATTACH, "NAME",
 	  "trace every process named NAME, now or after an exec "
 	  "(waits for the first)" },
-	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, M_ATTACH, "PATH",
+	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, M_ALL, "PATH",
 	  "trace every process in this cgroup v2 and below it, now or "
-	  "after a fork or exec there" },
-	{ { "unit", required_argument, NULL, OPT_UNIT }, M_ATTACH, "NAME",
+	  "after a fork or exec there (run: and PROG's tree, until PROG "
+	  "ends; top: only those)" },
+	{ { "unit", required_argument, NULL, OPT_UNIT }, M_ALL, "NAME",
 	  "the same for a systemd unit (system.slice/NAME)" },
 	{ { "tree", no_argument, NULL, OPT_TREE }, M_ATTACH, NULL,
 	  "also trace the targets' existing descendants" },
@@ -407,6 +408,9 @@ static int check_compare(struct env *env)
 		return bad(env->mode, "--compare times PROG: it cannot take --libc or --lang", NULL);
 	if (env->interval > 0)
 		return bad(env->mode, "--compare cannot take -i", NULL);
+	if (env->cgroup || env->unit)
+		return bad(env->mode, "--compare times PROG alone: it cannot "
+			   "take --cgroup or --unit", NULL);
 	if (env->format == FORMAT_OPENMETRICS || env->format == FORMAT_FOLDED)
 		return bad(env->mode, "--compare reports text, json or html", NULL);
 	if (!env->nfix)
@@ -417,6 +421,8 @@ static int check_compare(struct env *env)
 
 static int check_mode(struct env *env, int argc, char **argv)
 {
+	if (env->cgroup && env->unit)
+		return bad(env->mode, "--cgroup or --unit, not both", NULL);
 	/* A flame graph is of a whole run: there is no interval form. */
 	if (env->format == FORMAT_FOLDED && env->interval > 0)
 		return bad(env->mode, "--format folded takes no -i", NULL);
@@ -435,8 +441,6 @@ static int check_mode(struct env *env, int argc, char **argv)
 		if (!env->npids && !env->comm && !env->cgroup && !env->unit)
 			return bad(env->mode, "name targets with -p PID, --comm NAME, "
 				   "--cgroup PATH or --unit NAME", NULL);
-		if (env->cgroup && env->unit)
-			return bad(env->mode, "--cgroup or --unit, not both", NULL);
 		return 0;
 	case MODE_TOP:
 		if (optind < argc)

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct cgroup_target;
+
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
@@ -18,10 +20,9 @@ struct env {
 	pid_t *pids;			/* attach -p */
 	size_t npids;
 	const char *comm;		/* attach --comm */
-	const char *cgroup;		/* attach --cgroup PATH */
-	const char *unit;		/* attach --unit NAME */
-	uint64_t *cgroup_ids;		/* that cgroup and those below it */
-	size_t ncgroup_ids;
+	const char *cgroup;		/* --cgroup PATH */
+	const char *unit;		/* --unit NAME */
+	struct cgroup_target *cgtarget;	/* either, resolved; else NULL */
 	bool tree;
 	double duration;		/* -d, 0 = until Ctrl-C or PROG exits */
 	double interval;		/* -i, 0 = a report at the end only */

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "privs.h"
+#include "procfs.h"
 #include "session.h"
 #include "util.h"
 
@@ -27,6 +28,16 @@ static void warn_root_prog(const struct env *env)
 		return;
 	warn("note: PROG runs as root; use -u %s to run it as yourself",
 	     sudo_user);
+}
+
+/* --cgroup/--unit: the processes already in it are targets from now. */
+static int seed_cgroup(struct session *s)
+{
+	for (size_t i = 0; i < s->env.npids; i++)
+		if (attach_add_target(s, s->env.pids[i],
+				      proc_ppid(s->env.pids[i]), 0, false))
+			return -1;
+	return 0;
 }
 
 static int seed_run(struct session *s)
@@ -58,6 +69,8 @@ int cmd_run(int argc, char **argv)
 	struct session *s = session_new(MODE_RUN, argc, argv, &err);
 
 	if (!err)
+		err = attach_resolve_cgroup(&s->env);
+	if (!err)
 		err = report_file_open(&s->report, s->env.output, stderr);
 	if (!err)
 		err = report_file_open(&s->html, s->env.html, NULL);
@@ -73,8 +86,8 @@ int cmd_run(int argc, char **argv)
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
-	if (launch_prepare(&s->launch, s->env.prog_argv, s->env.user,
-			   &s->old_mask))
+	if (seed_cgroup(s) || launch_prepare(&s->launch, s->env.prog_argv,
+					     s->env.user, &s->old_mask))
 		goto out;
 	err = seed_run(s);
 	if (err)

@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include "cgroup.h"
 #include "clocks.h"
 #include "container.h"
 #include "clocktrace.h"
@@ -215,8 +216,7 @@ int session_setup(struct session *s)
 		.libc = s->env.libc,
 		.lang = s->env.lang,
 		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
-		.cgroup_ids = s->env.cgroup_ids,
-		.ncgroup_ids = s->env.ncgroup_ids,
+		.cgroup = s->env.cgtarget,
 		.on_event = on_event,
 		.ctx = s,
 	};
@@ -265,7 +265,7 @@ void session_free(struct session *s)
 	model_free(&s->prev);
 	metrics_free(&s->metrics);
 	free(s->env.pids);
-	free(s->env.cgroup_ids);
+	cgroup_target_free(s->env.cgtarget);
 	free(s);
 }
 
@@ -590,7 +590,7 @@ static void loop_until_done(struct session *s)
 		 * By pid, end when all are gone, even if no exit notice came.
 		 */
 		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
-		    !s->env.ncgroup_ids && all_gone(s))
+		    !s->env.cgtarget && all_gone(s))
 			return;
 	}
 }

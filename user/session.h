@@ -98,5 +98,13 @@ int cmd_attach(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 /* run --compare, once the session is parsed and its output open. */
 int run_compare(struct session *s);
+/*
+ * user/attach.c, also for run and top: --cgroup/--unit resolved into
+ * env->cgtarget, the processes in it now appended to env->pids (not for
+ * top); and one process made a target, as attach does.
+ */
+int attach_resolve_cgroup(struct env *env);
+int attach_add_target(struct session *s, pid_t pid, pid_t ppid,
+		      unsigned int depth, bool named);
 
 #endif /* CLOCKTRACE_SESSION_H */

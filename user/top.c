@@ -295,6 +295,8 @@ int cmd_top(int argc, char **argv)
 	struct session *s = session_new(MODE_TOP, argc, argv, &err);
 
 	if (!err)
+		err = attach_resolve_cgroup(&s->env);
+	if (!err)
 		err = report_file_open(&s->report, s->env.output, stdout);
 	if (err)
 		goto out;

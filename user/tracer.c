@@ -11,6 +11,7 @@
 #include "btf_vmlinux.h"
 #include "clocktrace.core_roots.h"
 #include "clocktrace.skel.h"
+#include "cgroup.h"
 #include "core_btf.h"
 #include "kfeatures.h"
 #include "libc_attach.h"
@@ -78,24 +79,6 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	}
 }
 
-/* Before any program runs: a fork in the cgroup must already be seen. */
-static int fill_target_cgroups(struct tracer *t)
-{
-	int fd = bpf_map__fd(t->skel->maps.target_cgroups);
-	__u8 one = 1;
-
-	for (size_t i = 0; i < t->opts.ncgroup_ids; i++) {
-		__u64 id = t->opts.cgroup_ids[i];
-
-		if (bpf_map_update_elem(fd, &id, &one, BPF_ANY)) {
-			warn("cannot target cgroup %llu: %s",
-			     (unsigned long long)id, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static int attach_tracepoints(struct tracer *t)
 {
 	struct variant_tracepoint tp[VARIANT_TRACEPOINTS];
@@ -152,6 +135,18 @@ static int open_core_btf(char *path, size_t len)
 	return fd;
 }
 
+static void set_cgroup_target(struct clocktrace_bpf *skel,
+			      const struct cgroup_target *t)
+{
+	if (!t)
+		return;
+	skel->rodata->cgroup_targets = true;
+	skel->rodata->target_cgroup_level = t->level;
+	skel->rodata->target_cgroup_parent = t->parent_id;
+	memcpy((char *)skel->rodata->target_cgroup_name, t->name,
+	       sizeof(skel->rodata->target_cgroup_name));
+}
+
 static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 					    const char *core_btf, int *err)
 {
@@ -169,9 +164,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 		strncpy((char *)skel->rodata->target_comm, opts->comm,
 			sizeof(skel->rodata->target_comm) - 1);
 	skel->rodata->lang_enabled = opts->lang;
-	skel->rodata->cgroup_targets = opts->ncgroup_ids > 0;
-	bpf_map__set_max_entries(skel->maps.target_cgroups,
-				 opts->ncgroup_ids ? opts->ncgroup_ids : 1);
+	set_cgroup_target(skel, opts->cgroup);
 	size_maps(skel, opts);
 	variant_apply(skel, bpf_features_probe(), opts->max_procs);
 	libc_attach_prepare(skel, opts->libc);
@@ -212,7 +205,7 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 		     opts->verbose ? "" : " (run with -v for the verifier's log)");
 		return -1;
 	}
-	if (fill_target_cgroups(t) || attach_tracepoints(t))
+	if (attach_tracepoints(t))
 		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event,
 				 t, NULL);

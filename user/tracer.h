@@ -13,6 +13,7 @@
 struct clocktrace_bpf;
 struct ring_buffer;
 struct event;
+struct cgroup_target;
 
 typedef void (*event_fn)(void *ctx, const struct event *e);
 
@@ -24,8 +25,8 @@ struct tracer_opts {
 	bool libc;			/* load the --libc uprobe programs */
 	bool lang;			/* load the --lang USDT programs */
 	const char *comm;		/* attach --comm: also processes exec'ing it */
-	const uint64_t *cgroup_ids;	/* attach --cgroup: also those forking */
-	size_t ncgroup_ids;		/* or exec'ing in these cgroups */
+	/* --cgroup/--unit: also those forking or exec'ing in it (top: only it) */
+	const struct cgroup_target *cgroup;
 	event_fn on_event;
 	void *ctx;
 };

@@ -39,6 +39,9 @@ static void check_env(const struct env *env, int argc, char **argv)
 	for (size_t i = 0; i < env->npids; i++)
 		if (env->pids[i] < 1)
 			abort();
+	/* A cgroup or a unit, never both, in every mode. */
+	if (env->cgroup && env->unit)
+		abort();
 	switch (env->mode) {
 	case MODE_RUN:
 		/* PROG and its arguments are a tail of argv, never empty. */
@@ -47,10 +50,8 @@ static void check_env(const struct env *env, int argc, char **argv)
 			abort();
 		break;
 	case MODE_ATTACH:
-		/* Targets: pids, a comm, a cgroup or a unit (one of the two). */
+		/* Targets: pids, a comm, a cgroup or a unit. */
 		if (!env->npids && !env->comm && !env->cgroup && !env->unit)
-			abort();
-		if (env->cgroup && env->unit)
 			abort();
 		break;
 	case MODE_TOP:
