@@ -9,7 +9,8 @@
 # STRIP its binutils' strip (aarch64-linux-gnu-strip).
 #
 # STAGING is what `make install DESTDIR=STAGING PREFIX=/usr` left: usr/sbin,
-# usr/share/man/man8, usr/share/bash-completion/completions.  This script
+# usr/share/man/man8, usr/share/bash-completion/completions,
+# usr/lib/systemd/system, and etc/default (conffiles).  This script
 # adds what Debian wants on top (stripped binary, gzipped man page,
 # copyright, DEBIAN/control with Depends from the binary's needs, md5sums)
 # and builds OUTPUT.deb with files owned by root.
@@ -58,6 +59,11 @@ sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" \
     "$HERE/control.in" >"$STAGING/DEBIAN/control"
 (cd "$STAGING" && find usr -type f -print0 | sort -z | xargs -0 md5sum) \
 	>"$STAGING/DEBIAN/md5sums"
+# Under /etc: the admin's to edit, kept on upgrade, removed on purge.
+if [ -d "$STAGING/etc" ]; then
+	(cd "$STAGING" && find etc -type f | sort | sed 's|^|/|') \
+		>"$STAGING/DEBIAN/conffiles"
+fi
 # Directories 0755, files 0644 except the binary, whatever the umask was.
 find "$STAGING" -type d -exec chmod 0755 {} +
 find "$STAGING" -type f -exec chmod 0644 {} +

@@ -10,6 +10,7 @@ setup() {
 }
 
 teardown() {
+	[ -n "${PROM:-}" ] && kill "$PROM" 2>/dev/null && wait "$PROM"
 	[ -n "${WL:-}" ] && kill "$WL" 2>/dev/null
 	[ -n "${CTPID:-}" ] && kill "$CTPID" 2>/dev/null
 	[ -n "${SILENT:-}" ] && exec {SILENT}>&-
@@ -104,6 +105,61 @@ PY
 	CTPID=
 	grep -q '^clocktrace attach' "$T/report"
 	! curl -s -o /dev/null "http://127.0.0.1:$port/metrics"
+}
+
+# A PromQL instant query through Prometheus's HTTP API on port $1: the
+# value of the first series, or nothing while there is none.
+promql() {
+	curl -sf --get --data-urlencode "query=$2" \
+		"http://127.0.0.1:$1/api/v1/query" |
+		jq -r '.data.result[0].value[1] // empty'
+}
+
+@test "a real Prometheus scrapes --listen: rate(clocktrace_tz_accesses_total) is the workload's rate" {
+	port=$(free_port)
+	pport=$(free_port)
+	# A name of its own, so that only this workload is in its series.
+	cp "$TOOLS/misbehave" "$T/ratecheck"
+	"$CT" attach --comm ratecheck --listen "127.0.0.1:$port" --json -o "$T/r.json" &
+	CTPID=$!
+	wait_listening "$port"
+	cat >"$T/prom.yml" <<-YML
+	global:
+	  scrape_interval: 1s
+	  evaluation_interval: 1s
+	scrape_configs:
+	  - job_name: clocktrace
+	    static_configs:
+	      - targets: ['127.0.0.1:$port']
+	YML
+	prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
+		--web.listen-address="127.0.0.1:$pport" 2>"$T/prom.log" &
+	PROM=$!
+	for _ in $(seq 200); do
+		curl -sf -o /dev/null "http://127.0.0.1:$pport/-/ready" && break
+		sleep 0.1
+	done
+	# 200 stats a second for 16 s, on absolute deadlines.
+	"$T/ratecheck" rate 16 -k 200 2>"$T/wl" &
+	WL=$!
+	# From 5 s on, an 8 s window lies wholly inside the run.
+	sleep 13
+	rate=$(promql "$pport" 'rate(clocktrace_tz_accesses_total{comm="ratecheck"}[8s])')
+	echo "# PromQL rate: $rate" >&3
+	awk -v r="$rate" 'BEGIN { exit !(r >= 180 && r <= 220) }'
+	wait "$WL"
+	WL=
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+	kill "$PROM"
+	wait "$PROM" || true
+	PROM=
+	# The oracle: the workload's own count, every one of them counted.
+	want=$(workload_sum "$T/wl" tz_stat)
+	[ "$want" -eq 3200 ]
+	[ "$(jqr "$T/r.json" '[.processes[], .exited_groups[] |
+		select(.comm == "ratecheck") | .tz.accesses] | add')" -eq "$want" ]
 }
 
 @test "--listen: a client that never sends holds neither tracing nor the end" {
@@ -341,9 +397,9 @@ WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
 	v2=$(cgroup2_mount)
 	cg="clocktrace-test-$$"
 	mkdir "$v2/$cg"
-	sh -c "echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/misbehave' sleep 30 -k 40" 2>/dev/null &
+	sh -c "echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/misbehave' rate 30 -k 40" 2>/dev/null &
 	WL=$!
-	"$TOOLS/misbehave" sleep 30 -k 40 2>/dev/null &
+	"$TOOLS/misbehave" rate 30 -k 40 2>/dev/null &
 	OUT=$!
 	wait_exec "$WL" misbehave
 	wait_exec "$OUT" misbehave
@@ -357,4 +413,31 @@ WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
 	jq -s -e --argjson in "$in" '
 		([.[].processes[].pid] | unique) == [$in] and
 		([.[].processes[].tz_per_s] | max) >= 20' "$T/top.jsonl"
+}
+
+@test "top --by container: the ranked processes summed per container id; --by cgroup" {
+	v2=$(cgroup2_mount)
+	a=$(printf '%064x' $(( $$ * 3 )))
+	b=$(printf '%064x' $(( $$ * 5 )))
+	mkdir "$v2/docker-$a.scope" "$v2/libpod-$b.scope"
+	pids=
+	for cg in "docker-$a.scope" "docker-$a.scope" "libpod-$b.scope"; do
+		sh -c "echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/misbehave' rate 30 -k 40" 2>/dev/null &
+		pids="$pids $!"
+	done
+	for p in $pids; do wait_exec "$p" misbehave; done
+	"$CT" top --by container --json -i 1 -n 2 -o "$T/c.jsonl"
+	"$CT" top --by cgroup -i 1 -n 1 -o "$T/g.txt"
+	kill $pids
+	wait $pids || true
+	rmdir "$v2/docker-$a.scope" "$v2/libpod-$b.scope"
+	tail -1 "$T/c.jsonl" | jq -e --arg a "$a" --arg b "$b" '.by == "container" and
+		([.groups[] | select(.container == $a) | .processes] == [2]) and
+		([.groups[] | select(.container == $b) | .processes] == [1]) and
+		([.groups[] | select(.container == $a) | .tz_per_s][0] >= 40) and
+		all(.groups[]; .container == null or .container == $a or .container == $b)'
+	grep -q "^/docker-$a.scope  *2 " "$T/g.txt"
+	grep -q "^/libpod-$b.scope  *1 " "$T/g.txt"
+	run -125 "$CT" top --by pod
+	[ "${#lines[@]}" -eq 1 ]
 }

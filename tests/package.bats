@@ -103,6 +103,8 @@ teardown() {
 	[ "$status" -eq 0 ]
 	(cd "$TMP/root" && find . -type f | sort) >"$TMP/files"
 	cat >"$TMP/want" <<-EOF
+	./etc/default/clocktrace-exporter
+	./usr/local/lib/systemd/system/clocktrace-exporter.service
 	./usr/local/sbin/clocktrace
 	./usr/local/share/bash-completion/completions/clocktrace
 	./usr/local/share/man/man8/clocktrace.8
@@ -110,6 +112,17 @@ teardown() {
 	diff "$TMP/want" "$TMP/files"
 	[ -x "$TMP/root/usr/local/sbin/clocktrace" ]
 	"$TMP/root/usr/local/sbin/clocktrace" --help | grep -q '^Usage: clocktrace'
+	grep -qx 'ExecStart=/usr/local/sbin/clocktrace $CLOCKTRACE_ARGS --listen ${CLOCKTRACE_LISTEN} -o /dev/null' \
+		"$TMP/root/usr/local/lib/systemd/system/clocktrace-exporter.service"
+	# An admin's config survives make install and make uninstall.
+	echo 'CLOCKTRACE_LISTEN=127.0.0.1:1' >>"$TMP/root/etc/default/clocktrace-exporter"
+	cp "$TMP/root/etc/default/clocktrace-exporter" "$TMP/edited"
+	mk install DESTDIR="$TMP/root" PREFIX=/usr/local
+	cmp "$TMP/edited" "$TMP/root/etc/default/clocktrace-exporter"
+	mk uninstall DESTDIR="$TMP/root" PREFIX=/usr/local
+	[ "$(find "$TMP/root" ! -type d)" = "$TMP/root/etc/default/clocktrace-exporter" ]
+	rm "$TMP/root/etc/default/clocktrace-exporter"
+	mk install DESTDIR="$TMP/root" PREFIX=/usr/local
 	MANWIDTH=80 man -l "$TMP/root/usr/local/share/man/man8/clocktrace.8" |
 		grep -q CLOCKTRACE
 
@@ -128,9 +141,12 @@ teardown() {
 	dpkg-deb --contents "$deb" | awk '{print $NF}' >"$TMP/contents"
 	for f in ./usr/sbin/clocktrace ./usr/share/man/man8/clocktrace.8.gz \
 		 ./usr/share/bash-completion/completions/clocktrace \
-		 ./usr/share/doc/clocktrace/copyright; do
+		 ./usr/share/doc/clocktrace/copyright \
+		 ./usr/lib/systemd/system/clocktrace-exporter.service \
+		 ./etc/default/clocktrace-exporter; do
 		grep -qxF "$f" "$TMP/contents" || { echo "no $f"; false; }
 	done
+	dpkg-deb --info "$deb" conffiles | grep -qx /etc/default/clocktrace-exporter
 	depends=$(dpkg-deb -f "$deb" Depends)
 	echo "Depends: $depends"
 	[[ $depends =~ ^libc6(\ \(\>=\ [0-9.]+\))?$ ]]
@@ -166,6 +182,8 @@ teardown() {
 	[ -x "$TMP/r/usr/sbin/clocktrace" ]
 	[ -f "$TMP/r/usr/share/man/man8/clocktrace.8.gz" ]
 	[ -f "$TMP/r/usr/share/bash-completion/completions/clocktrace" ]
+	[ -f "$TMP/r/usr/lib/systemd/system/clocktrace-exporter.service" ]
+	[ -f "$TMP/r/etc/default/clocktrace-exporter" ]
 	run dpkg --root="$TMP/r" --log=/dev/null --purge clocktrace
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -227,4 +245,40 @@ teardown() {
 	[ "$(complete_words clocktrace bench --clock realtime,mono_)" = "" ]
 	complete_words clocktrace bench --clock realtime,mono |
 		grep -qx realtime,monotonic_coarse
+}
+
+# Hardening that must stay: the capabilities and the file system view.
+UNIT_MUST="CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_PTRACE CAP_DAC_READ_SEARCH
+AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_SYS_PTRACE CAP_DAC_READ_SEARCH
+NoNewPrivileges=yes
+ProtectSystem=strict
+ProtectHome=yes
+EnvironmentFile=-/etc/default/clocktrace-exporter"
+
+@test "package: the exporter's unit in the deb passes systemd-analyze verify, hardened" {
+	command -v systemd-analyze
+	run mk deb
+	[ "$status" -eq 0 ]
+	deb=$(built_deb)
+	dpkg-deb -x "$deb" "$TMP/x"
+	unit="$TMP/x/usr/lib/systemd/system/clocktrace-exporter.service"
+	while IFS= read -r line; do
+		grep -qxF "$line" "$unit" || { echo "not in the unit: $line"; false; }
+	done <<<"$UNIT_MUST"
+	grep -q '^ExecStart=/usr/sbin/clocktrace ' "$unit"
+	# verify checks that ExecStart is executable: the extracted one, here.
+	sed "s|^ExecStart=/usr/sbin/|ExecStart=$TMP/x/usr/sbin/|" "$unit" \
+		>"$TMP/clocktrace-exporter.service"
+	run systemd-analyze verify --man=no "$TMP/clocktrace-exporter.service"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# The shipped config is what the unit defaults to: top, on loopback.
+	( . "$TMP/x/etc/default/clocktrace-exporter"
+	  [ "$CLOCKTRACE_LISTEN" = 127.0.0.1:9464 ] && [ "$CLOCKTRACE_ARGS" = "top -i 10" ] )
+	# Its command line runs (for a second, on a port of its own).
+	port=$(python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# shellcheck disable=SC2086
+	"$TMP/x/usr/sbin/clocktrace" top -i 10 -d 1 --listen "127.0.0.1:$port" -o /dev/null
 }

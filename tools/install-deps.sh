@@ -6,7 +6,8 @@ set -e
 # Build: clang/llvm for BPF, static libbpf/libelf/zlib and libdw (source
 # lines of call sites) with the compressors it reads.  Tests: bats, cmocka,
 # jq, strace (an oracle), musl-tools (a second libc), the Prometheus client's
-# parser, curl and ss (--listen), libFuzzer's runtime (libclang-rt-14-dev)
+# parser, curl and ss (--listen), a Prometheus server that scrapes
+# --listen (tests/fleet.bats), libFuzzer's runtime (libclang-rt-14-dev)
 # and cppcheck; dwz (DWARF that points at a supplementary file,
 # tests/hostile.bats); headless Chromium with a font to render the --html
 # report in (tests/html.bats).  The kernel matrix (make vmtest): qemu for
@@ -17,7 +18,7 @@ STATIC_DEV="libbpf-dev libelf-dev libdw-dev liblzma-dev libbz2-dev zlib1g-dev"
 PKGS="clang llvm bpftool $STATIC_DEV pkg-config make gcc
 bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
 libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
-curl iproute2 chromium fonts-dejavu-core
+curl iproute2 chromium fonts-dejavu-core prometheus
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross"
 # Extras for one target only: the quick make test must not need them.

@@ -49,7 +49,8 @@ __attribute__((noreturn)) static void usage(void)
 {
 	fprintf(stderr,
 		"usage: misbehave MODE [-k TZ_STATS] [ARGS...]\n"
-		"  MODE: segv | kill9 | exit N | daemon | sleep S | argv | comm | longpath | waitsig | int80\n"
+		"  MODE: segv | kill9 | exit N | daemon | sleep S | rate S | argv | comm | longpath | waitsig | int80\n"
+		"  rate S: for S seconds, TZ_STATS stats a second, evenly spaced\n"
 		"  -k TZ_STATS  newfstatat syscalls on " TZ_PATH " (default 1)\n"
 		"  ARGS are accepted (and counted) only in argv mode\n");
 	exit(2);
@@ -170,6 +171,30 @@ static int do_sleep(struct state *s)
 		for (step = 0; step < 10; step++)
 			sleep_ns(STEP_NS);
 		do_stats(s, TZ_PATH, s->stats);
+	}
+	report(s, "parent");
+	return 0;
+}
+
+/*
+ * A steady rate a scraper can check: the n-th stat at start + n/k s, on
+ * absolute deadlines, so a late wake-up is caught up and never drifts.
+ */
+static int do_rate(struct state *s)
+{
+	unsigned long total = s->arg * s->stats;
+	struct timespec t0, next;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned long n = 0; n < total; n++) {
+		unsigned long long at = t0.tv_nsec + n * 1000000000ULL / s->stats;
+
+		next.tv_sec = t0.tv_sec + at / 1000000000ULL;
+		next.tv_nsec = at % 1000000000ULL;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+				       NULL) == EINTR)
+			;
+		do_stats(s, TZ_PATH, 1);
 	}
 	report(s, "parent");
 	return 0;
@@ -306,13 +331,14 @@ static int do_longpath(struct state *s)
 
 static bool mode_takes_arg(const char *mode)
 {
-	return !strcmp(mode, "exit") || !strcmp(mode, "sleep");
+	return !strcmp(mode, "exit") || !strcmp(mode, "sleep") ||
+	       !strcmp(mode, "rate");
 }
 
 static bool known_mode(const char *mode)
 {
 	static const char *const modes[] = {
-		"segv", "kill9", "exit", "daemon", "sleep", "argv", "comm",
+		"segv", "kill9", "exit", "daemon", "sleep", "rate", "argv", "comm",
 		"waitsig", "int80",
 		"longpath",
 	};
@@ -385,6 +411,8 @@ int main(int argc, char **argv)
 		return do_waitsig(&s);
 	if (!strcmp(s.mode, "int80"))
 		return do_int80(&s);
+	if (!strcmp(s.mode, "rate"))
+		return s.stats ? do_rate(&s) : 2;
 	do_stats(&s, TZ_PATH, s.stats);
 	if (!strcmp(s.mode, "sleep"))
 		return do_sleep(&s);

@@ -244,20 +244,79 @@ static int add_descendants(struct session *s, pid_t root, unsigned int depth,
 	return 0;
 }
 
+static bool is_target(const struct env *env, pid_t pid)
+{
+	for (size_t i = 0; i < env->npids; i++)
+		if (env->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * A target whose parent is a target too (a server's master and workers,
+ * all of one --comm or cgroup) is that parent's child in the report, not
+ * a second "parent": its depth counts the targets above it.
+ */
+static unsigned int target_depth(const struct env *env, pid_t pid)
+{
+	unsigned int depth = 0;
+
+	for (pid_t ppid = proc_ppid(pid); depth < 64 && ppid > 1 &&
+	     ppid != pid && is_target(env, ppid); ppid = proc_ppid(ppid)) {
+		pid = ppid;
+		depth++;
+	}
+	return depth;
+}
+
+/* -p without --tree: one line on the live children it leaves out. */
+static void hint_children(const struct session *s, size_t named,
+			  const struct tree_scan *t)
+{
+	size_t kids = 0, parents = 0;
+	pid_t parent = 0;
+
+	for (size_t i = 0; i < named; i++) {
+		size_t mine = 0;
+
+		for (size_t j = 0; j < t->n; j++)
+			mine += t->ppid[j] == s->env.pids[i] &&
+				!is_target(&s->env, t->pid[j]);
+		if (mine) {
+			kids += mine;
+			parents++;
+			parent = s->env.pids[i];
+		}
+	}
+	if (parents == 1)
+		warn("attach: note: pid %d has %zu live child process%s, not "
+		     "traced (--tree traces them too)", parent, kids,
+		     kids == 1 ? "" : "es");
+	else if (parents)
+		warn("attach: note: %zu targets have %zu live child processes, "
+		     "not traced (--tree traces them too)", parents, kids);
+}
+
 static int seed_targets(struct session *s, size_t named)
 {
 	struct tree_scan t = {};
+	unsigned int *depth = xcalloc(s->env.npids + 1, sizeof(*depth));
 	int err = 0;
 
 	s->model.start_ns = now_ns();
+	for (size_t i = 0; i < s->env.npids; i++)
+		depth[i] = target_depth(&s->env, s->env.pids[i]);
 	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = attach_add_target(s, s->env.pids[i], proc_ppid(s->env.pids[i]),
-				 0, i < named);
-	if (err || !s->env.tree)
-		return err;
-	proc_for_each(note_parent, &t);
-	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = add_descendants(s, s->env.pids[i], 1, &t);
+		err = attach_add_target(s, s->env.pids[i],
+					proc_ppid(s->env.pids[i]), depth[i],
+					i < named);
+	if (!err)
+		proc_for_each(note_parent, &t);
+	if (!err && !s->env.tree)
+		hint_children(s, named, &t);
+	for (size_t i = 0; i < s->env.npids && !err && s->env.tree; i++)
+		err = add_descendants(s, s->env.pids[i], depth[i] + 1, &t);
+	free(depth);
 	free(t.pid);
 	free(t.ppid);
 	return err;

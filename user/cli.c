@@ -23,6 +23,7 @@ enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_HTML, OPT_COMPARE,
 	OPT_FIX, OPT_REPEAT, OPT_LISTEN, OPT_METRICS_BY, OPT_CGROUP, OPT_UNIT,
+	OPT_BY,
 };
 
 struct option_doc {
@@ -70,6 +71,9 @@ static const struct option_doc docs[] = {
 	  "stop after COUNT refreshes" },
 	{ { "top", required_argument, NULL, OPT_TOP }, M_ALL, "N",
 	  "show the N most active processes (top: rows, default 20)" },
+	{ { "by", required_argument, NULL, OPT_BY }, M_TOP,
+	  "process|container|cgroup", "a row per process (default), or "
+	  "summed per container or per cgroup" },
 	{ { "per-process", no_argument, NULL, OPT_PER_PROCESS }, M_TRACE, NULL,
 	  "latency histograms per process too" },
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
@@ -315,6 +319,16 @@ static int parse_one(struct env *env, int c, const char *arg)
 		if (parse_u64(arg, 1, 1u << 30, &v))
 			return bad(mode, "not a positive count", arg);
 		env->top_n = v;
+		return 0;
+	case OPT_BY:
+		if (!strcmp(arg, "process"))
+			env->top_by = TOP_BY_PROCESS;
+		else if (!strcmp(arg, "container"))
+			env->top_by = TOP_BY_CONTAINER;
+		else if (!strcmp(arg, "cgroup"))
+			env->top_by = TOP_BY_CGROUP;
+		else
+			return bad(mode, "--by is process, container or cgroup", arg);
 		return 0;
 	case OPT_PER_PROCESS:
 		env->per_process = true;

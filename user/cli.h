@@ -11,6 +11,7 @@
 struct cgroup_target;
 
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
+enum top_by { TOP_BY_PROCESS, TOP_BY_CONTAINER, TOP_BY_CGROUP };
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
 struct env {
@@ -28,6 +29,7 @@ struct env {
 	double interval;		/* -i, 0 = a report at the end only */
 	bool timestamps;		/* -T */
 	unsigned int iterations;	/* top -n, 0 = forever */
+	enum top_by top_by;		/* top --by */
 	enum format format;
 	const char *output;		/* -o, NULL = stderr (stdout for top) */
 	unsigned int top_n;		/* --top N processes in the text report */

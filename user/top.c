@@ -20,17 +20,9 @@
 #include "procfs.h"
 #include "report.h"
 #include "session.h"
+#include "top.h"
 #include "util.h"
 
-struct top_row {
-	pid_t pid;
-	double tz_rate;
-	double clock_rate;
-	int32_t top_clock;
-	uint64_t cpu_clock;
-	uint64_t vdso_clock;
-	uint64_t tz;
-};
 
 static uint64_t minus(uint64_t cur, uint64_t prev)
 {
@@ -147,6 +139,17 @@ static void row_facts(struct row_facts *f, const struct top_row *r,
 	f->finding = short_finding(r, f->tz_state, clocksource, secs);
 }
 
+static void print_groups_screen(struct session *s, FILE *out,
+				const struct top_row *rows, size_t n,
+				unsigned int top)
+{
+	struct top_group *g;
+	size_t ng = top_group_rows(rows, n, s->env.top_by, &g);
+
+	top_groups_print_screen(out, s->env.top_by, g, ng, top);
+	top_groups_free(g, ng);
+}
+
 static void print_screen(struct session *s, FILE *out,
 			 const struct top_row *rows, size_t n, double secs)
 {
@@ -164,6 +167,13 @@ static void print_screen(struct session *s, FILE *out,
 		"clocksource %s, %llu lost\n", stamp, n,
 		s->model.clocksource[0] ? s->model.clocksource : "?",
 		(unsigned long long)model_lost(&s->model));
+	if (s->env.top_by != TOP_BY_PROCESS) {
+		print_groups_screen(s, out, rows, n, top);
+		if (!tty)
+			fputc('\n', out);
+		fflush(out);
+		return;
+	}
 	fprintf(out, "%8s %-16s %10s %10s %-26s %-16s %s\n", "PID", "COMM",
 		"TZ/s", "CLOCK/s", "TOP CLOCK", "TZ", "FINDING");
 	for (size_t i = 0; i < n && i < top; i++) {
@@ -186,6 +196,22 @@ static void print_screen(struct session *s, FILE *out,
 	fflush(out);
 }
 
+/* top --by: one object per group; its header is the per-process one. */
+static void print_groups_json(struct session *s, struct json *j,
+			      const struct top_row *rows, size_t n,
+			      unsigned int top)
+{
+	struct top_group *g;
+	size_t ng = top_group_rows(rows, n, s->env.top_by, &g);
+
+	json_str(j, "by", s->env.top_by == TOP_BY_CGROUP ? "cgroup" :
+		 "container");
+	top_groups_json(j, s->env.top_by, g, ng, top);
+	json_obj_end(j);
+	json_finish(j);
+	top_groups_free(g, ng);
+}
+
 static void print_json_line(struct session *s, FILE *out,
 			    const struct top_row *rows, size_t n, double secs)
 {
@@ -198,6 +224,10 @@ static void print_json_line(struct session *s, FILE *out,
 	json_double(&j, "interval_s", secs);
 	json_str(&j, "clocksource", s->model.clocksource);
 	json_u64(&j, "lost_events", model_lost(&s->model));
+	if (s->env.top_by != TOP_BY_PROCESS) {
+		print_groups_json(s, &j, rows, n, top);
+		return;
+	}
 	json_arr_begin(&j, "processes");
 	for (size_t i = 0; i < n && i < top; i++) {
 		struct row_facts f = {};
