@@ -441,3 +441,48 @@ WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
 	run -125 "$CT" top --by pod
 	[ "${#lines[@]}" -eq 1 ]
 }
+
+# A master and two workers, all of one name, alive until $1 exists; the
+# pids in $1.pids.
+start_master() {
+	cat >"$T/gunimock" <<-'SH'
+	#!/bin/bash
+	for _ in 1 2; do
+		( echo "$BASHPID" >>"$1.pids"
+		  while [ ! -e "$1" ]; do read -r -t 0.1 _ <>"$1.fifo" || true; done ) &
+	done
+	wait
+	SH
+	chmod +x "$T/gunimock"
+	mkfifo "$T/stop.fifo"
+	"$T/gunimock" "$T/stop" &
+	WL=$!
+	for _ in $(seq 100); do
+		[ "$(wc -l <"$T/stop.pids" 2>/dev/null)" = 2 ] && break
+		sleep 0.05
+	done
+}
+
+@test "attach: existing targets keep their tree (workers under their master); -p MASTER hints at its children" {
+	start_master
+	wait_exec "$WL" gunimock
+	WL_MASTER=$WL
+	"$CT" attach --comm gunimock -d 0.5 --json -o "$T/c.json"
+	"$CT" attach --comm gunimock -d 0.5 -o "$T/c.txt"
+	"$CT" attach -p "$WL" -d 0.5 -o /dev/null 2>"$T/hint"
+	"$CT" attach -p "$WL" --tree -d 0.5 -o /dev/null 2>"$T/nohint"
+	touch "$T/stop"
+	wait "$WL"
+	WL=
+	# One target at depth 0, the workers its children at depth 1.
+	jq -e --argjson m "$WL_MASTER" '[.processes[] | select(.comm == "gunimock")] |
+		length == 3 and
+		([.[] | select(.depth == 0) | .pid] == [$m]) and
+		([.[] | select(.depth == 1) | .ppid] == [$m, $m])' "$T/c.json"
+	grep -q '^  parent  *1 ' "$T/c.txt"
+	grep -q '^  children  *2 ' "$T/c.txt"
+	cat "$T/hint"
+	[ "$(wc -l <"$T/hint")" -eq 1 ]
+	grep -qx "clocktrace: attach: note: pid $WL_MASTER has 2 live child processes, not traced (--tree traces them too)" "$T/hint"
+	[ ! -s "$T/nohint" ]
+}

@@ -24,6 +24,7 @@ run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
 run_compare		full		run --compare: tz counts exact, syscall probes off and on again, CPU time at exit
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
+cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
 leftovers		small,full	no BPF program, map or link is left after clocktrace exits
 '
@@ -268,6 +269,34 @@ t_attach_pid()
 			{ fail "pid $pid: ppid and stats $got, want $ppid $st"; return 1; }
 	done < "$W/at.wl"
 	[ "$(wl_sum "$W/at.wl" tz_stat)" -eq 200 ] || fail "workload made $(wl_sum "$W/at.wl" tz_stat), not 200"
+}
+
+# The kernel's cgroup walk (bpf/clocktrace.bpf.c in_target_cgroup) is
+# pruned unless --cgroup is given: its verifier pass is proved here.  A
+# "service" started outside PROG's tree, in a cgroup made after start.
+t_cgroup_targets()
+{
+	cg=/sys/fs/cgroup
+	grep -q "^cgroup2 $cg " /proc/mounts || mount -t cgroup2 none $cg ||
+		fail "cannot mount cgroup2" || return 1
+	mkdir -p $cg/vmt
+	(
+		while [ ! -e "$W/cg.go" ]; do sleep 0.1; done
+		mkdir $cg/vmt/svc
+		sh -c "echo \$\$ > $cg/vmt/svc/cgroup.procs && exec $TOOLS/forktree -D 1 -W 2 -k 3" 2> "$W/cg.wl"
+		"$TOOLS/forktree" -D 1 -W 2 -k 3 2> /dev/null
+		touch "$W/cg.done"
+	) &
+	"$CT" run --cgroup /vmt/svc --json -o "$W/cg.json" -- sh -c \
+		"touch $W/cg.go; while [ ! -e $W/cg.done ]; do sleep 0.1; done" 2> "$W/cg.err" ||
+		fail "run --cgroup failed" "$W/cg.err" || return 1
+	wait
+	got=$(jq '[.processes[] | select(.comm == "forktree") | .tz.paths["/etc/localtime"].stat] | add' "$W/cg.json")
+	[ "$got" = "$(wl_sum "$W/cg.wl" tz_stat)" ] && [ "$got" = 9 ] ||
+		fail "forktree in the cgroup: $got stats, want 9" "$W/cg.json" || return 1
+	"$CT" top --cgroup /vmt -d 0.5 -o /dev/null 2> "$W/cgtop.err" ||
+		fail "top --cgroup failed" "$W/cgtop.err" || return 1
+	rmdir $cg/vmt/svc $cg/vmt
 }
 
 t_doctor_agrees()
