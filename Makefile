@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# clocktrace: make [V=1] [SANITIZE=1] | make test | make demo | make bench
+# clocktrace: make [V=1] [SANITIZE=1] | make test | make demo | make bench | make soak
 
 VERSION		:= 0.1.0
 HOST_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -69,7 +69,7 @@ PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
-.PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench \
+.PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench soak \
 	vmlinux vmlinux-image workloads vmtest vmtest-readme
 
 include tools/Makefile.workloads
@@ -196,6 +196,14 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	tools/bench.sh
+	tools/soak.sh
+
+# Weeks of a server recycling its workers, compressed: process churn
+# through attach --max-procs 256 --listen for SOAK_SECONDS (default 180),
+# counts exact, nothing lost, RSS and map entries before and after.
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all
+	tools/soak.sh
 
 clean:
 	rm -rf build build-san build-arm64 clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl \
