@@ -102,7 +102,7 @@ _clocktrace_value() {
 	-p | --pid) _clocktrace_pids "$cur" ;;
 	--comm) _clocktrace_comms "$cur" ;;
 	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;
-	--metrics-by) _clocktrace_add -W "comm pid" -- "$cur" ;;
+	--metrics-by) _clocktrace_add -W "comm cgroup pid" -- "$cur" ;;
 	--by) _clocktrace_add -W "process container cgroup" -- "$cur" ;;
 	-u | --user) _clocktrace_add -u -- "$cur" ;;
 	-c | --clock) _clocktrace_list "$cur" "$_clocktrace_clocks" ;;

@@ -486,3 +486,21 @@ start_master() {
 	grep -qx "clocktrace: attach: note: pid $WL_MASTER has 2 live child processes, not traced (--tree traces them too)" "$T/hint"
 	[ ! -s "$T/nohint" ]
 }
+
+@test "--metrics-by cgroup: a series per cgroup v2 path, exact" {
+	v2=$(cgroup2_mount)
+	cg="clocktrace-test-$$"
+	mkdir -p "$v2/$cg/a" "$v2/$cg/b"
+	cat >"$T/two.sh" <<-SH
+	sh -c 'echo \$\$ > "$v2/$cg/a/cgroup.procs" && exec "$TOOLS/forktree" -D 1 -W 2 -k 2' 2>"$T/a"
+	sh -c 'echo \$\$ > "$v2/$cg/b/cgroup.procs" && exec "$TOOLS/forktree" -D 0 -k 5' 2>"$T/b"
+	SH
+	"$CT" run --format openmetrics --metrics-by cgroup -o "$T/om" -- sh "$T/two.sh"
+	rmdir "$v2/$cg/a" "$v2/$cg/b" "$v2/$cg"
+	[ "$(workload_sum "$T/a" tz_stat)" -eq 6 ]
+	[ "$(workload_sum "$T/b" tz_stat)" -eq 5 ]
+	[ "$(om_sum "$T/om" clocktrace_tz_accesses "{'cgroup': '/$cg/a'}")" -eq 6 ]
+	[ "$(om_sum "$T/om" clocktrace_tz_accesses "{'cgroup': '/$cg/b'}")" -eq 5 ]
+	[ "$(grep -c "^clocktrace_tz_accesses_total{cgroup=\"/$cg/a\"" "$T/om")" -eq 1 ]
+	! grep -q 'comm=' "$T/om"
+}

@@ -92,7 +92,7 @@ struct cgroup_target *cgroup_target_resolve(const char *cmd,
 					    const char *unit, bool must_exist)
 {
 	struct cgroup_target *t = xcalloc(1, sizeof(*t));
-	char *mnt = cgroup2_mount(), *rel = NULL;
+	char *mnt = cgroup2_mount(), *rel = NULL, safe[256];
 
 	if (!mnt) {
 		warn("%s: no cgroup v2 hierarchy is mounted", cmd);
@@ -111,8 +111,9 @@ struct cgroup_target *cgroup_target_resolve(const char *cmd,
 		free(rel);
 		return t;
 	}
+	/* Echoed back: a newline in it must not split the line. */
 	warn("%s: no cgroup v2 directory %s/%s", cmd, mnt,
-	     rel + strspn(rel, "/"));
+	     escape_arg(safe, sizeof(safe), rel + strspn(rel, "/")));
 	free(mnt);
 	free(rel);
 	cgroup_target_free(t);

@@ -89,7 +89,8 @@ static const struct option_doc docs[] = {
 	  "[ADDR:]PORT", "serve GET /metrics (OpenMetrics) on ADDR:PORT "
 	  "(default address 127.0.0.1)" },
 	{ { "metrics-by", required_argument, NULL, OPT_METRICS_BY }, M_ALL,
-	  "comm|pid", "OpenMetrics series per comm (default) or per process" },
+	  "comm|cgroup|pid", "OpenMetrics series per comm (default), per "
+	  "cgroup v2 path or per process" },
 	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
 	  "processes traced at once (run: exited ones too; default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
@@ -354,9 +355,11 @@ static int parse_one(struct env *env, int c, const char *arg)
 		env->listen = arg;
 		return 0;
 	case OPT_METRICS_BY:
-		if (strcmp(arg, "comm") && strcmp(arg, "pid"))
-			return bad(mode, "metrics-by is comm or pid", arg);
+		if (strcmp(arg, "comm") && strcmp(arg, "pid") &&
+		    strcmp(arg, "cgroup"))
+			return bad(mode, "metrics-by is comm, cgroup or pid", arg);
 		env->metrics_by_pid = !strcmp(arg, "pid");
+		env->metrics_by_cgroup = !strcmp(arg, "cgroup");
 		return 0;
 	case OPT_MAX_PROCS:
 		if (parse_u64(arg, 1, 1u << 22, &v))

@@ -40,6 +40,7 @@ struct env {
 	const char *user;		/* run -u */
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
 	bool metrics_by_pid;		/* --metrics-by pid */
+	bool metrics_by_cgroup;		/* --metrics-by cgroup */
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;

@@ -14,14 +14,16 @@
 #include "session.h"
 #include "util.h"
 
-/* top's maps hold no names: the live ones are read here. */
-static void name_live_procs(struct model *m)
+/* top's maps hold no names nor places: the live ones are read here. */
+static void name_live_procs(struct session *s, struct model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];
 
 		if (!p->comm[0])
 			proc_comm(p->pid, p->comm, sizeof(p->comm));
+		if (s->env.metrics_by_cgroup && !p->cgroup)
+			session_learn_proc_place(p);
 	}
 }
 
@@ -29,6 +31,7 @@ static void render(struct session *s, FILE *f, bool prometheus_text)
 {
 	struct om_opts o = {
 		.pid_label = s->env.metrics_by_pid,
+		.cgroup_label = s->env.metrics_by_cgroup,
 		.prometheus_text = prometheus_text,
 	};
 
@@ -45,7 +48,7 @@ void session_write_openmetrics(struct session *s, const struct model *m)
 	FILE *f = report_file_stream(&s->report);
 
 	if (s->env.mode == MODE_TOP)
-		name_live_procs((struct model *)m);
+		name_live_procs(s, (struct model *)m);
 	metrics_update(&s->metrics, m);
 	if (!f)
 		return;
@@ -64,7 +67,7 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 	tracer_poll_events(&s->tracer);
 	if (s->env.mode == MODE_TOP) {
 		tracer_collect(&s->tracer, &fresh);
-		name_live_procs(&fresh);
+		name_live_procs(s, &fresh);
 		metrics_update(&s->metrics, &fresh);
 		model_free(&fresh);
 	} else {
@@ -83,7 +86,9 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 
 int session_start_exporter(struct session *s)
 {
-	s->metrics.by = s->env.metrics_by_pid ? METRICS_BY_PID : METRICS_BY_COMM;
+	s->metrics.by = s->env.metrics_by_pid ? METRICS_BY_PID :
+			s->env.metrics_by_cgroup ? METRICS_BY_CGROUP :
+			METRICS_BY_COMM;
 	if (!s->env.listen)
 		return 0;
 	return http_listen(&s->http, s->epfd, s->env.listen, scrape, s);

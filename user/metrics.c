@@ -15,6 +15,8 @@ int metrics_by_parse(const char *s, enum metrics_by *by)
 		*by = METRICS_BY_COMM;
 	else if (!strcmp(s, "pid"))
 		*by = METRICS_BY_PID;
+	else if (!strcmp(s, "cgroup"))
+		*by = METRICS_BY_CGROUP;
 	else
 		return -1;
 	return 0;
@@ -124,8 +126,27 @@ static const char *group_comm(const struct proc_model *cur,
 	return "?";
 }
 
+/* A cgroup group's name: the process's cgroup v2 path, as last seen. */
+static const char *group_cgroup(const struct proc_model *cur,
+				const struct proc_model *old)
+{
+	if (cur->cgroup)
+		return cur->cgroup;
+	if (old && old->cgroup)
+		return old->cgroup;
+	return "?";
+}
+
+static bool in_group(const struct metrics *mx, const struct proc_model *g,
+		     const char *comm, const char *cgroup)
+{
+	if (mx->by == METRICS_BY_CGROUP)
+		return g->cgroup && !strcmp(g->cgroup, cgroup);
+	return !strcmp(g->comm, comm);
+}
+
 static struct proc_model *group_of(struct metrics *mx, pid_t pid,
-				   const char *comm)
+				   const char *comm, const char *cgroup)
 {
 	struct model *g = &mx->groups;
 	struct proc_model *p;
@@ -134,10 +155,12 @@ static struct proc_model *group_of(struct metrics *mx, pid_t pid,
 		p = model_proc(g, pid);
 	} else {
 		for (size_t i = 0; i < g->nprocs; i++)
-			if (!strcmp(g->procs[i].comm, comm))
+			if (in_group(mx, &g->procs[i], comm, cgroup))
 				return &g->procs[i];
 		/* Ids in order of appearance keep the array sorted. */
 		p = model_proc(g, g->nprocs ? g->procs[g->nprocs - 1].pid + 1 : 1);
+		if (mx->by == METRICS_BY_CGROUP)
+			p->cgroup = xstrdup(cgroup);
 	}
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	return p;
@@ -153,16 +176,19 @@ void metrics_update(struct metrics *mx, const struct model *cur)
 		const char *comm = group_comm(p, old);
 
 		if (proc_grew(p, old))
-			proc_grow(group_of(mx, p->pid, comm), p, old);
+			proc_grow(group_of(mx, p->pid, comm,
+					   group_cgroup(p, old)), p, old);
 	}
 	model_copy(&next, cur);
-	/* An exited process's name is kept for when its entry is read again. */
+	/* An exited process's name and cgroup are kept for when its entry is read again. */
 	for (size_t i = 0; i < next.nprocs; i++) {
 		struct proc_model *p = &next.procs[i];
 		const struct proc_model *old = model_find(&mx->last, p->pid);
 
 		if (!p->comm[0] && old)
 			memcpy(p->comm, old->comm, sizeof(p->comm));
+		if (!p->cgroup && old && old->cgroup)
+			p->cgroup = xstrdup(old->cgroup);
 	}
 	model_free(&mx->last);
 	mx->last = next;

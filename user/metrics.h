@@ -10,7 +10,7 @@
 
 #include "model.h"
 
-enum metrics_by { METRICS_BY_COMM, METRICS_BY_PID };
+enum metrics_by { METRICS_BY_COMM, METRICS_BY_PID, METRICS_BY_CGROUP };
 
 struct metrics {
 	enum metrics_by by;
@@ -23,7 +23,7 @@ void metrics_update(struct metrics *mx, const struct model *cur);
 /* pid's entries were evicted: a process reusing it starts from zero. */
 void metrics_forget(struct metrics *mx, pid_t pid);
 void metrics_free(struct metrics *mx);
-/* "comm" or "pid"; -1 for anything else. */
+/* "comm", "pid" or "cgroup"; -1 for anything else. */
 int metrics_by_parse(const char *s, enum metrics_by *by);
 
 #endif /* CLOCKTRACE_METRICS_H */

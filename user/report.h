@@ -26,6 +26,7 @@ void report_json_compare(FILE *f, const struct model *m,
 			 const struct compare *cmp);
 struct om_opts {
 	bool pid_label;			/* groups are processes: say which */
+	bool cgroup_label;		/* groups are cgroups: no comm */
 	bool prometheus_text;		/* text format 0.0.4, not OpenMetrics */
 };
 

@@ -25,12 +25,16 @@ static void label(FILE *f, const char *name, const char *value, bool more)
 	fprintf(f, "\"%s", more ? "," : "");
 }
 
-/* A group is a comm, or one process when series are kept per pid. */
+/* A group is a comm, a cgroup, or one process when series are kept per pid. */
 static void proc_labels(FILE *f, const struct proc_model *p,
 			const struct om_opts *o, bool more)
 {
 	char pid[16];
 
+	if (o->cgroup_label) {
+		label(f, "cgroup", p->cgroup ? p->cgroup : "?", more);
+		return;
+	}
 	if (o->pid_label) {
 		snprintf(pid, sizeof(pid), "%d", p->pid);
 		label(f, "pid", pid, true);

@@ -70,6 +70,49 @@ static void test_groups_sum_processes_and_only_grow(void **state)
 	metrics_free(&mx);
 }
 
+static uint64_t cgroup_count(const struct metrics *mx, const char *cg)
+{
+	for (size_t i = 0; i < mx->groups.nprocs; i++)
+		if (mx->groups.procs[i].cgroup &&
+		    !strcmp(mx->groups.procs[i].cgroup, cg))
+			return mx->groups.procs[i].paths[0].count;
+	return 0;
+}
+
+static void in_cgroup(struct model *m, pid_t pid, const char *cg)
+{
+	struct proc_model *p = model_find(m, pid);
+
+	free(p->cgroup);
+	p->cgroup = cg ? strdup(cg) : NULL;
+}
+
+static void test_by_cgroup_one_group_per_path(void **state)
+{
+	struct metrics mx = { .by = METRICS_BY_CGROUP };
+	struct model m = {};
+
+	(void)state;
+	proc_stats(&m, 10, "worker", 5);
+	in_cgroup(&m, 10, "/system.slice/a.service");
+	proc_stats(&m, 11, "worker", 7);
+	in_cgroup(&m, 11, "/system.slice/b.service");
+	proc_stats(&m, 12, "master", 1);
+	in_cgroup(&m, 12, "/system.slice/a.service");
+	metrics_update(&mx, &m);
+	assert_int_equal(mx.groups.nprocs, 2);
+	assert_int_equal(cgroup_count(&mx, "/system.slice/a.service"), 6);
+	assert_int_equal(cgroup_count(&mx, "/system.slice/b.service"), 7);
+	/* Its place unread now (top: gone): it stays in its old group. */
+	proc_stats(&m, 11, "worker", 9);
+	in_cgroup(&m, 11, NULL);
+	metrics_update(&mx, &m);
+	assert_int_equal(cgroup_count(&mx, "/system.slice/b.service"), 9);
+	assert_int_equal(mx.groups.nprocs, 2);
+	model_free(&m);
+	metrics_free(&mx);
+}
+
 static void test_by_pid_keeps_one_group_per_process(void **state)
 {
 	struct metrics mx = { .by = METRICS_BY_PID };
@@ -183,6 +226,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_sum_processes_and_only_grow),
 		cmocka_unit_test(test_by_pid_keeps_one_group_per_process),
+		cmocka_unit_test(test_by_cgroup_one_group_per_path),
 		cmocka_unit_test(test_http_route),
 		cmocka_unit_test(test_http_addresses),
 		cmocka_unit_test(test_container_ids),
