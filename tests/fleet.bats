@@ -292,9 +292,12 @@ cgroup2_mount() {
 	sh -c "echo \$\$ > '$v2/$cg/sub/cgroup.procs' && exec '$TOOLS/misbehave' waitsig -k 5" >"$T/ready" 2>/dev/null &
 	WL=$!
 	for _ in $(seq 100); do grep -q ready "$T/ready" 2>/dev/null && break; sleep 0.05; done
-	"$CT" attach --cgroup "/$cg" -d 2.5 --json -o "$T/r.json" &
+	# --listen: its port opens once the programs are attached.
+	port=$(free_port)
+	"$CT" attach --cgroup "/$cg" -d 4 --listen "$port" --json -o "$T/r.json" &
 	CTPID=$!
-	sleep 0.8
+	wait_listening "$port"
+	sleep 0.3
 	# Joins later and forks: all of it; the same program outside: none.
 	sh -c "echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 2 -k 4" 2>"$T/in"
 	"$TOOLS/forktree" -D 1 -W 2 -k 4 2>"$T/out"
