@@ -64,7 +64,7 @@ static int bad_arg(const char *what, const char *arg)
 {
 	char safe[128];
 
-	warn("bench: %s '%s'", what, escape_arg(safe, sizeof(safe), arg));
+	ct_warn("bench: %s '%s'", what, escape_arg(safe, sizeof(safe), arg));
 	return EXIT_TOOL_FAILURE;
 }
 
@@ -80,7 +80,7 @@ static int enable_clock(const char *name, struct bench_args *a)
 	if (i == ARRAY_SIZE(bench_clocks)) {
 		char safe[128];
 
-		warn("bench: unknown clock '%s' (realtime, monotonic, "
+		ct_warn("bench: unknown clock '%s' (realtime, monotonic, "
 		     "monotonic_raw, realtime_coarse, monotonic_coarse, "
 		     "boottime, tai, process_cputime_id, thread_cputime_id)",
 		     escape_arg(safe, sizeof(safe), name));
@@ -185,7 +185,7 @@ static int pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
-		warn("bench: cannot pin to cpu %d: %s", cpu, strerror(errno));
+		ct_warn("bench: cannot pin to cpu %d: %s", cpu, strerror(errno));
 		return EXIT_TOOL_FAILURE;
 	}
 	return 0;
@@ -242,7 +242,7 @@ static int measure_all(const struct bench_args *a, struct bench_report *b)
 	if (bench_run_clocks(b, specs, n, &a->opts) ||
 	    bench_run_tz(b, BENCH_TZ_UNSET, &a->opts) ||
 	    bench_run_tz(b, BENCH_TZ_SET, &a->opts)) {
-		warn("bench: a child measuring rows failed");
+		ct_warn("bench: a child measuring rows failed");
 		return EXIT_TOOL_FAILURE;
 	}
 	return 0;

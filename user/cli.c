@@ -161,16 +161,16 @@ int parse_pid_list(const char *s, pid_t **pids, size_t *n)
 	}
 }
 
-static void env_defaults(struct env *env, enum mode mode)
+static void opts_defaults(struct opts *opts, enum mode mode)
 {
-	memset(env, 0, sizeof(*env));
-	env->mode = mode;
-	env->max_procs = 16384;
-	env->ringbuf_kb = 1024;
-	env->repeat = 3;
+	memset(opts, 0, sizeof(*opts));
+	opts->mode = mode;
+	opts->max_procs = 16384;
+	opts->ringbuf_kb = 1024;
+	opts->repeat = 3;
 	if (mode == MODE_TOP) {
-		env->interval = 1;
-		env->top_n = 20;
+		opts->interval = 1;
+		opts->top_n = 20;
 	}
 }
 
@@ -181,7 +181,7 @@ static int bad(enum mode mode, const char *what, const char *arg)
 	/* The argument is echoed back: a newline in it must not split the line. */
 	if (arg)
 		escape_bytes(safe, sizeof(safe), arg, strlen(arg));
-	warn("%s: %s%s%s%s (see clocktrace %s --help)", mode_name(mode), what,
+	ct_warn("%s: %s%s%s%s (see clocktrace %s --help)", mode_name(mode), what,
 	     arg ? " '" : "", safe, arg ? "'" : "", mode_name(mode));
 	return EXIT_TOOL_FAILURE;
 }
@@ -205,7 +205,7 @@ int cli_option_error(const char *cmd, int c, char **argv)
 	const char *name = optopt > 0 && optopt < 256 ? o : argv[optind - 1];
 
 	escape_bytes(safe, sizeof(safe), name, strlen(name));
-	warn("%s: %s '%s' (see clocktrace %s --help)", cmd,
+	ct_warn("%s: %s '%s' (see clocktrace %s --help)", cmd,
 	     c == ':' ? "option needs a value" : "unknown option", safe, cmd);
 	return EXIT_TOOL_FAILURE;
 }
@@ -226,7 +226,7 @@ static bool user_exists(const char *user)
 }
 
 /* NAME=VALUE with NAME a portable environment variable name. */
-static int parse_fix(struct env *env, const char *arg)
+static int parse_fix(struct opts *opts, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
 	size_t n = eq ? (size_t)(eq - arg) : 0;
@@ -234,16 +234,16 @@ static int parse_fix(struct env *env, const char *arg)
 	if (!n || n > 64 || isdigit((unsigned char)arg[0]) ||
 	    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		   "0123456789_") != n)
-		return bad(env->mode, "a fix is NAME=VALUE", arg);
-	if (env->nfix >= ARRAY_SIZE(env->fix))
-		return bad(env->mode, "too many --fix", arg);
-	env->fix[env->nfix++] = arg;
+		return bad(opts->mode, "a fix is NAME=VALUE", arg);
+	if (opts->nfix >= ARRAY_SIZE(opts->fix))
+		return bad(opts->mode, "too many --fix", arg);
+	opts->fix[opts->nfix++] = arg;
 	return 0;
 }
 
-static int parse_one(struct env *env, int c, const char *arg)
+static int parse_one(struct opts *opts, int c, const char *arg)
 {
-	enum mode mode = env->mode;
+	enum mode mode = opts->mode;
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	uint64_t v;
@@ -251,130 +251,130 @@ static int parse_one(struct env *env, int c, const char *arg)
 
 	switch (c) {
 	case 'o':
-		env->output = arg;
+		opts->output = arg;
 		return 0;
 	case 'j':
-		env->format = FORMAT_JSON;
+		opts->format = FORMAT_JSON;
 		return 0;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
-			env->format = FORMAT_TEXT;
+			opts->format = FORMAT_TEXT;
 		else if (!strcmp(arg, "json"))
-			env->format = FORMAT_JSON;
+			opts->format = FORMAT_JSON;
 		else if (!strcmp(arg, "openmetrics"))
-			env->format = FORMAT_OPENMETRICS;
+			opts->format = FORMAT_OPENMETRICS;
 		else if (!strcmp(arg, "folded") && mode != MODE_TOP)
-			env->format = FORMAT_FOLDED;
+			opts->format = FORMAT_FOLDED;
 		else
 			return bad(mode, "unknown format", arg);
 		return 0;
 	case 'p':
-		if (parse_pid_list(arg, &env->pids, &env->npids))
+		if (parse_pid_list(arg, &opts->pids, &opts->npids))
 			return bad(mode, "not a pid list", arg);
 		return 0;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) > 15)
 			return bad(mode, "a comm is 1 to 15 bytes", arg);
-		env->comm = arg;
+		opts->comm = arg;
 		return 0;
 	case OPT_CGROUP:
 		if (!*arg)
 			return bad(mode, "an empty cgroup path", arg);
-		env->cgroup = arg;
+		opts->cgroup = arg;
 		return 0;
 	case OPT_UNIT:
 		if (!*arg || strchr(arg, '/'))
 			return bad(mode, "a unit name has no '/'", arg);
-		env->unit = arg;
+		opts->unit = arg;
 		return 0;
 	case OPT_TREE:
-		env->tree = true;
+		opts->tree = true;
 		return 0;
 	case 'd':
-		err = parse_seconds(arg, MAX_SECONDS, &env->duration);
+		err = parse_seconds(arg, MAX_SECONDS, &opts->duration);
 		if (err)
 			return bad(mode, seconds_problem(err), arg);
 		return 0;
 	case 'i':
-		err = parse_seconds(arg, MAX_SECONDS, &env->interval);
+		err = parse_seconds(arg, MAX_SECONDS, &opts->interval);
 		if (err)
 			return bad(mode, seconds_problem(err), arg);
-		if (env->interval < 0.01)
+		if (opts->interval < 0.01)
 			return bad(mode, "interval must be at least 0.01 s", arg);
 		return 0;
 	case 'T':
-		env->timestamps = true;
+		opts->timestamps = true;
 		return 0;
 	case 'n':
 		if (parse_u64(arg, 1, 1u << 30, &v))
 			return bad(mode, "not a positive count", arg);
-		env->iterations = v;
+		opts->iterations = v;
 		return 0;
 	case OPT_TOP:
 		if (parse_u64(arg, 1, 1u << 30, &v))
 			return bad(mode, "not a positive count", arg);
-		env->top_n = v;
+		opts->top_n = v;
 		return 0;
 	case OPT_PER_PROCESS:
-		env->per_process = true;
+		opts->per_process = true;
 		return 0;
 	case OPT_LIBC:
-		env->libc = true;
+		opts->libc = true;
 		return 0;
 	case OPT_LANG:
-		env->lang = true;
+		opts->lang = true;
 		return 0;
 	case 'u':
 		/* Before anything is loaded: a typo must not attach probes. */
 		if (!user_exists(arg))
 			return bad(mode, "no such user", arg);
-		env->user = arg;
+		opts->user = arg;
 		return 0;
 	case OPT_FOLLOW:
-		env->follow = true;
+		opts->follow = true;
 		return 0;
 	case OPT_LISTEN:
 		if (http_parse_addr(arg, &sa, &salen))
 			return bad(mode, "not [ADDR:]PORT with a numeric ADDR", arg);
-		env->listen = arg;
+		opts->listen = arg;
 		return 0;
 	case OPT_METRICS_BY:
 		if (strcmp(arg, "comm") && strcmp(arg, "pid"))
 			return bad(mode, "metrics-by is comm or pid", arg);
-		env->metrics_by_pid = !strcmp(arg, "pid");
+		opts->metrics_by_pid = !strcmp(arg, "pid");
 		return 0;
 	case OPT_MAX_PROCS:
 		if (parse_u64(arg, 1, 1u << 22, &v))
 			return bad(mode, "max-procs must be 1 to 4194304", arg);
-		env->max_procs = v;
+		opts->max_procs = v;
 		return 0;
 	case OPT_RINGBUF_KB:
 		if (parse_u64(arg, 4, 1u << 20, &v) || !is_pow2(v))
 			return bad(mode, "ringbuf-kb must be a power of 2, 4 to 1048576", arg);
-		env->ringbuf_kb = v;
+		opts->ringbuf_kb = v;
 		return 0;
 	case 'v':
-		env->verbose = true;
+		opts->verbose = true;
 		return 0;
 	case OPT_HTML:
-		env->html = arg;
+		opts->html = arg;
 		return 0;
 	case OPT_COMPARE:
-		env->compare = true;
+		opts->compare = true;
 		return 0;
 	case OPT_FIX:
-		return parse_fix(env, arg);
+		return parse_fix(opts, arg);
 	case OPT_REPEAT:
 		if (parse_u64(arg, 1, 20, &v))
 			return bad(mode, "repeat must be 1 to 20", arg);
-		env->repeat = v;
-		env->repeat_set = true;
+		opts->repeat = v;
+		opts->repeat_set = true;
 		return 0;
 	}
 	return bad(mode, "unknown option", NULL);
 }
 
-static void build_options(enum mode mode, struct option *opts, char *short_opts)
+static void build_options(enum mode mode, struct option *longopts, char *short_opts)
 {
 	size_t n = 0, s = 0;
 
@@ -384,89 +384,89 @@ static void build_options(enum mode mode, struct option *opts, char *short_opts)
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
 		if (!(docs[i].modes & (1u << mode)))
 			continue;
-		opts[n++] = docs[i].opt;
+		longopts[n++] = docs[i].opt;
 		if (docs[i].opt.val < 256) {
 			short_opts[s++] = docs[i].opt.val;
 			if (docs[i].opt.has_arg)
 				short_opts[s++] = ':';
 		}
 	}
-	memset(&opts[n], 0, sizeof(opts[n]));
+	memset(&longopts[n], 0, sizeof(longopts[n]));
 	short_opts[s] = '\0';
 }
 
-static int check_compare(struct env *env)
+static int check_compare(struct opts *opts)
 {
-	if (!env->compare) {
-		if (env->nfix || env->repeat_set)
-			return bad(env->mode, "--fix and --repeat need --compare", NULL);
+	if (!opts->compare) {
+		if (opts->nfix || opts->repeat_set)
+			return bad(opts->mode, "--fix and --repeat need --compare", NULL);
 		return 0;
 	}
 	/* Uprobes and interval reports would be timed with PROG. */
-	if (env->libc || env->lang)
-		return bad(env->mode, "--compare times PROG: it cannot take --libc or --lang", NULL);
-	if (env->interval > 0)
-		return bad(env->mode, "--compare cannot take -i", NULL);
-	if (env->format == FORMAT_OPENMETRICS || env->format == FORMAT_FOLDED)
-		return bad(env->mode, "--compare reports text, json or html", NULL);
-	if (!env->nfix)
-		env->fix[env->nfix++] = "TZ=:/etc/localtime";
-	env->follow = true;
+	if (opts->libc || opts->lang)
+		return bad(opts->mode, "--compare times PROG: it cannot take --libc or --lang", NULL);
+	if (opts->interval > 0)
+		return bad(opts->mode, "--compare cannot take -i", NULL);
+	if (opts->format == FORMAT_OPENMETRICS || opts->format == FORMAT_FOLDED)
+		return bad(opts->mode, "--compare reports text, json or html", NULL);
+	if (!opts->nfix)
+		opts->fix[opts->nfix++] = "TZ=:/etc/localtime";
+	opts->follow = true;
 	return 0;
 }
 
-static int check_mode(struct env *env, int argc, char **argv)
+static int check_mode(struct opts *opts, int argc, char **argv)
 {
 	/* A flame graph is of a whole run: there is no interval form. */
-	if (env->format == FORMAT_FOLDED && env->interval > 0)
-		return bad(env->mode, "--format folded takes no -i", NULL);
-	switch (env->mode) {
+	if (opts->format == FORMAT_FOLDED && opts->interval > 0)
+		return bad(opts->mode, "--format folded takes no -i", NULL);
+	switch (opts->mode) {
 	case MODE_RUN:
 		if (optind >= argc)
-			return bad(env->mode, "missing PROG", NULL);
-		if (check_compare(env))
+			return bad(opts->mode, "missing PROG", NULL);
+		if (check_compare(opts))
 			return EXIT_TOOL_FAILURE;
-		env->prog_argv = argv + optind;
-		env->prog_argc = argc - optind;
+		opts->prog_argv = argv + optind;
+		opts->prog_argc = argc - optind;
 		return 0;
 	case MODE_ATTACH:
 		if (optind < argc)
-			return bad(env->mode, "unexpected argument", argv[optind]);
-		if (!env->npids && !env->comm && !env->cgroup && !env->unit)
-			return bad(env->mode, "name targets with -p PID, --comm NAME, "
+			return bad(opts->mode, "unexpected argument", argv[optind]);
+		if (!opts->npids && !opts->comm && !opts->cgroup && !opts->unit)
+			return bad(opts->mode, "name targets with -p PID, --comm NAME, "
 				   "--cgroup PATH or --unit NAME", NULL);
-		if (env->cgroup && env->unit)
-			return bad(env->mode, "--cgroup or --unit, not both", NULL);
+		if (opts->cgroup && opts->unit)
+			return bad(opts->mode, "--cgroup or --unit, not both", NULL);
 		return 0;
 	case MODE_TOP:
 		if (optind < argc)
-			return bad(env->mode, "unexpected argument", argv[optind]);
+			return bad(opts->mode, "unexpected argument", argv[optind]);
 		return 0;
 	}
 	return 0;
 }
 
-int cli_parse(enum mode mode, int argc, char **argv, struct env *env)
+int cli_parse(enum mode mode, int argc, char **argv, struct opts *opts)
 {
-	struct option opts[ARRAY_SIZE(docs) + 1];
+	struct option longopts[ARRAY_SIZE(docs) + 1];
 	char short_opts[2 * ARRAY_SIZE(docs) + 3];
 	int c, err;
 
-	env_defaults(env, mode);
-	build_options(mode, opts, short_opts);
+	opts_defaults(opts, mode);
+	build_options(mode, longopts, short_opts);
 	/* 0, not 1: glibc then also forgets a half-scanned "-abc" group. */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			cli_usage(stdout, mode);
 			return -1;
 		}
 		if (c == '?' || c == ':')
 			return cli_option_error(mode_name(mode), c, argv);
-		err = parse_one(env, c, optarg);
+		err = parse_one(opts, c, optarg);
 		if (err)
 			return err;
 	}
-	return check_mode(env, argc, argv);
+	return check_mode(opts, argc, argv);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The command line of the tracing modes, parsed into a settled env. */
+/* The command line of the tracing modes, parsed into settled options (struct opts). */
 #ifndef CLOCKTRACE_CLI_H
 #define CLOCKTRACE_CLI_H
 
@@ -11,7 +11,7 @@
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
-struct env {
+struct opts {
 	enum mode mode;
 	char **prog_argv;		/* run: PROG and its arguments */
 	int prog_argc;
@@ -52,7 +52,7 @@ struct env {
  * argv[0] is the subcommand.  Returns 0 when the session should go on,
  * -1 after --help (exit 0), or 125 after one line on stderr.
  */
-int cli_parse(enum mode mode, int argc, char **argv, struct env *env);
+int cli_parse(enum mode mode, int argc, char **argv, struct opts *opts);
 void cli_usage(FILE *f, enum mode mode);
 /*
  * After getopt_long returned '?' or ':' (with opterr = 0): one line naming

@@ -296,7 +296,7 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 		switch (ch) {
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v)) {
-				warn("doctor: bad pid '%s'",
+				ct_warn("doctor: bad pid '%s'",
 				     escape_arg(safe, sizeof(safe), optarg));
 				return EXIT_TOOL_FAILURE;
 			}
@@ -313,7 +313,7 @@ static int parse_args(int argc, char **argv, pid_t *pid, bool *json)
 		}
 	}
 	if (optind < argc) {
-		warn("doctor: unexpected argument '%s'",
+		ct_warn("doctor: unexpected argument '%s'",
 		     escape_arg(safe, sizeof(safe), argv[optind]));
 		return EXIT_TOOL_FAILURE;
 	}
@@ -334,7 +334,7 @@ int cmd_doctor(int argc, char **argv)
 	if (err)
 		return err < 0 ? 0 : err;
 	if (pid && proc_facts_read(pid, &p)) {
-		warn("doctor: no process %d", pid);
+		ct_warn("doctor: no process %d", pid);
 		return EXIT_TOOL_FAILURE;
 	}
 	features_probe(&kf, true);

@@ -166,7 +166,7 @@ static void probe_file(struct lang_probe *lp, const char *path)
 	if (lp->verbose) {
 		char *shown = escape_dup(path, ESCAPE_TEXT);
 
-		warn("--lang: %s: %s", shown, f->links[0] ? "probed" : "no probes");
+		ct_warn("--lang: %s: %s", shown, f->links[0] ? "probed" : "no probes");
 		free(shown);
 	}
 	close(fd);
@@ -175,7 +175,7 @@ static void probe_file(struct lang_probe *lp, const char *path)
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	warn("--lang: every Ruby and Python process on this machine traps at "
+	ct_warn("--lang: every Ruby and Python process on this machine traps at "
 	     "each C-method call or line while clocktrace runs (here ~40x slower "
 	     "Time.now, ~270x slower Python lines): use it on a reproduction, "
 	     "not in production");

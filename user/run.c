@@ -19,13 +19,13 @@ static int run_status(const struct session *s)
 	return WEXITSTATUS(s->prog_status);
 }
 
-static void warn_root_prog(const struct env *env)
+static void warn_root_prog(const struct opts *opts)
 {
 	const char *sudo_user = getenv("SUDO_USER");
 
-	if (env->user || !sudo_user || geteuid() != 0)
+	if (opts->user || !sudo_user || geteuid() != 0)
 		return;
-	warn("note: PROG runs as root; use -u %s to run it as yourself",
+	ct_warn("note: PROG runs as root; use -u %s to run it as yourself",
 	     sudo_user);
 }
 
@@ -43,10 +43,10 @@ static int seed_run(struct session *s)
 		     tzdir ? xstrdup(tzdir) : NULL);
 	if (session_watch_fd(s, s->launch.pidfd))
 		return EXIT_TOOL_FAILURE;
-	if (s->env.libc)
-		libc_probe_prog(&s->libc, s->env.prog_argv[0]);
+	if (s->opts.libc)
+		libc_probe_prog(&s->libc, s->opts.prog_argv[0]);
 	s->model.start_ns = now_ns();
-	err = launch_release(&s->launch, s->env.prog_argv[0]);
+	err = launch_release(&s->launch, s->opts.prog_argv[0]);
 	if (err)
 		s->launch.pid = 0;
 	return err;
@@ -58,30 +58,30 @@ int cmd_run(int argc, char **argv)
 	struct session *s = session_new(MODE_RUN, argc, argv, &err);
 
 	if (!err)
-		err = report_file_open(&s->report, s->env.output, stderr);
+		err = report_file_open(&s->report, s->opts.output, stderr);
 	if (!err)
-		err = report_file_open(&s->html, s->env.html, NULL);
+		err = report_file_open(&s->html, s->opts.html, NULL);
 	if (err)
 		goto out;
-	warn_root_prog(&s->env);
-	s->model.command = s->env.prog_argv;
-	s->model.ncommand = s->env.prog_argc;
-	if (s->env.compare) {
+	warn_root_prog(&s->opts);
+	s->model.command = s->opts.prog_argv;
+	s->model.ncommand = s->opts.prog_argc;
+	if (s->opts.compare) {
 		err = run_compare(s);
 		goto out;
 	}
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
-	if (launch_prepare(&s->launch, s->env.prog_argv, s->env.user,
+	if (launch_prepare(&s->launch, s->opts.prog_argv, s->opts.user,
 			   &s->old_mask))
 		goto out;
 	err = seed_run(s);
 	if (err)
 		goto out;
-	drop_privileges(s->env.libc);
-	if (s->env.interval > 0)
-		session_add_timer(s, s->env.interval, &s->timerfd);
+	drop_privileges(s->opts.libc);
+	if (s->opts.interval > 0)
+		session_add_timer(s, s->opts.interval, &s->timerfd);
 	model_copy(&s->prev, &s->model);
 	session_loop(s);
 	if (!s->abort_signal) {

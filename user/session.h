@@ -17,7 +17,7 @@
 #include "tracer.h"
 
 struct session {
-	struct env env;
+	struct opts opts;
 	struct tracer tracer;
 	struct libc_probe libc;
 	struct lang_probe lang;

@@ -150,7 +150,7 @@ static void row_facts(struct row_facts *f, const struct top_row *r,
 static void print_screen(struct session *s, FILE *out,
 			 const struct top_row *rows, size_t n, double secs)
 {
-	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	unsigned int top = s->opts.top_n ? s->opts.top_n : 20;
 	bool tty = term_can_redraw(fileno(out));
 	char stamp[32];
 	time_t t = time(NULL);
@@ -189,7 +189,7 @@ static void print_screen(struct session *s, FILE *out,
 static void print_json_line(struct session *s, FILE *out,
 			    const struct top_row *rows, size_t n, double secs)
 {
-	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	unsigned int top = s->opts.top_n ? s->opts.top_n : 20;
 	struct json j;
 
 	json_init(&j, out, false);
@@ -239,15 +239,15 @@ static void refresh(struct session *s, uint64_t *last_ns)
 	cur.end_ns = now;
 	memcpy(cur.clocksource, s->model.clocksource, sizeof(cur.clocksource));
 	n = rank(&cur, &s->prev, secs > 0 ? secs : 1e-9, &rows);
-	if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->opts.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &cur);
 	else if (!out)
 		;	/* a write failed: said once, the end says 125 */
-	else if (s->env.format == FORMAT_JSON)
+	else if (s->opts.format == FORMAT_JSON)
 		print_json_line(s, out, rows, n, secs);
 	else
 		print_screen(s, out, rows, n, secs);
-	if (out && s->env.format != FORMAT_OPENMETRICS)
+	if (out && s->opts.format != FORMAT_OPENMETRICS)
 		report_file_publish(&s->report);
 	free(rows);
 	model_free(&s->prev);
@@ -263,8 +263,8 @@ static bool signalled(struct session *s)
 
 static void top_loop(struct session *s)
 {
-	uint64_t last = now_ns(), deadline = s->env.duration > 0 ?
-		last + (uint64_t)(s->env.duration * 1e9) : 0;
+	uint64_t last = now_ns(), deadline = s->opts.duration > 0 ?
+		last + (uint64_t)(s->opts.duration * 1e9) : 0;
 	unsigned int done = 0;
 	struct epoll_event ev;
 
@@ -278,7 +278,7 @@ static void top_loop(struct session *s)
 			if (ev.data.fd == s->timerfd &&
 			    read(s->timerfd, &ticks, sizeof(ticks)) > 0) {
 				refresh(s, &last);
-				if (s->env.iterations && ++done >= s->env.iterations)
+				if (s->opts.iterations && ++done >= s->opts.iterations)
 					return;
 			}
 		}
@@ -295,15 +295,15 @@ int cmd_top(int argc, char **argv)
 	struct session *s = session_new(MODE_TOP, argc, argv, &err);
 
 	if (!err)
-		err = report_file_open(&s->report, s->env.output, stdout);
+		err = report_file_open(&s->report, s->opts.output, stdout);
 	if (err)
 		goto out;
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
-	drop_privileges(s->env.libc);
+	drop_privileges(s->opts.libc);
 	s->model.start_ns = now_ns();
-	if (session_add_timer(s, s->env.interval, &s->timerfd))
+	if (session_add_timer(s, s->opts.interval, &s->timerfd))
 		goto out;
 	top_loop(s);
 	err = session_commit_report(s);

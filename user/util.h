@@ -15,7 +15,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* One line on stderr, prefixed with the program's name. */
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ct_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Both return 0, -EINVAL (not a plain decimal number), -ERANGE (above max)

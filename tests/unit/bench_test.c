@@ -220,7 +220,7 @@ static void test_labels(void **state)
 
 static void test_doctor_tz_finding(void **state)
 {
-	struct proc_facts p = { .libc = PLIBC_GLIBC, .tz_state = 0 };
+	struct proc_facts p = { .libc = LIBC_KIND_GLIBC, .tz_state = 0 };
 	enum check_status st;
 
 	(void)state;
@@ -231,10 +231,10 @@ static void test_doctor_tz_finding(void **state)
 	proc_tz_finding(&p, &st);
 	assert_int_equal(st, CHECK_OK);
 	p.tz_state = 0;
-	p.libc = PLIBC_MUSL;
+	p.libc = LIBC_KIND_MUSL;
 	proc_tz_finding(&p, &st);
 	assert_int_equal(st, CHECK_OK);
-	p.libc = PLIBC_GLIBC;
+	p.libc = LIBC_KIND_GLIBC;
 	p.tz_state = -1;
 	proc_tz_finding(&p, &st);
 	assert_int_equal(st, CHECK_WARN);

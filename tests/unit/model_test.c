@@ -233,7 +233,7 @@ static void test_report_names_the_kernel_variant(void **state)
 	model_free(&m);
 }
 
-static int parse(enum mode mode, struct env *env, int argc, ...)
+static int parse(enum mode mode, struct opts *opts, int argc, ...)
 {
 	char *argv[16];
 	va_list ap;
@@ -243,30 +243,30 @@ static int parse(enum mode mode, struct env *env, int argc, ...)
 		argv[i] = va_arg(ap, char *);
 	va_end(ap);
 	argv[argc] = NULL;
-	return cli_parse(mode, argc, argv, env);
+	return cli_parse(mode, argc, argv, opts);
 }
 
 static void test_cli(void **state)
 {
-	struct env env;
+	struct opts opts;
 
 	(void)state;
-	assert_int_equal(parse(MODE_RUN, &env, 4, "run", "--json", "ls", "-l"), 0);
-	assert_int_equal(env.format, FORMAT_JSON);
-	assert_int_equal(env.prog_argc, 2);
-	assert_string_equal(env.prog_argv[1], "-l");
-	assert_int_equal(parse(MODE_RUN, &env, 1, "run"), 125);
-	assert_int_equal(parse(MODE_RUN, &env, 3, "run", "--bogus", "ls"), 125);
-	assert_int_equal(parse(MODE_ATTACH, &env, 3, "attach", "-p", "abc"), 125);
-	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1", "-d", "-1"), 125);
-	free(env.pids);		/* parsed before -d was refused: the caller's */
-	assert_int_equal(parse(MODE_ATTACH, &env, 1, "attach"), 125);
-	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1,2", "-i", "0.5"), 0);
-	assert_int_equal(env.npids, 2);
-	free(env.pids);
-	assert_int_equal(parse(MODE_RUN, &env, 4, "run", "--ringbuf-kb", "5", "ls"), 125);
-	assert_int_equal(parse(MODE_TOP, &env, 3, "top", "-n", "3"), 0);
-	assert_int_equal(env.iterations, 3);
+	assert_int_equal(parse(MODE_RUN, &opts, 4, "run", "--json", "ls", "-l"), 0);
+	assert_int_equal(opts.format, FORMAT_JSON);
+	assert_int_equal(opts.prog_argc, 2);
+	assert_string_equal(opts.prog_argv[1], "-l");
+	assert_int_equal(parse(MODE_RUN, &opts, 1, "run"), 125);
+	assert_int_equal(parse(MODE_RUN, &opts, 3, "run", "--bogus", "ls"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &opts, 3, "attach", "-p", "abc"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &opts, 5, "attach", "-p", "1", "-d", "-1"), 125);
+	free(opts.pids);		/* parsed before -d was refused: the caller's */
+	assert_int_equal(parse(MODE_ATTACH, &opts, 1, "attach"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &opts, 5, "attach", "-p", "1,2", "-i", "0.5"), 0);
+	assert_int_equal(opts.npids, 2);
+	free(opts.pids);
+	assert_int_equal(parse(MODE_RUN, &opts, 4, "run", "--ringbuf-kb", "5", "ls"), 125);
+	assert_int_equal(parse(MODE_TOP, &opts, 3, "top", "-n", "3"), 0);
+	assert_int_equal(opts.iterations, 3);
 }
 
 int main(void)
