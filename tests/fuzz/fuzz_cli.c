@@ -55,12 +55,24 @@ static void check_opts(const struct opts *opts, int argc, char **argv)
 		break;
 	case MODE_TOP:
 		break;
+	case MODE_BENCH:
+		/* At most 60 s a row; only the clocks a program can name. */
+		if (opts->duration <= 0 || opts->duration > 60 ||
+		    (opts->clock_mask & ~0x8ffu) || opts->cpu < -1)
+			abort();
+		break;
+	case MODE_DOCTOR:
+		if (opts->npids > 1)
+			abort();
+		break;
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const modes[] = { "run", "attach", "top" };
+	static const char *const modes[] = {
+		"run", "attach", "top", "bench", "doctor"
+	};
 	char *argv[MAX_ARGS + 2], *buf;
 	struct opts opts;
 	enum mode mode;
@@ -68,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	mode = (enum mode)(data[0] % 3);
+	mode = (enum mode)(data[0] % ARRAY_SIZE(modes));
 	/* Each argument its own allocation: ASan sees any overread. */
 	argv[0] = strdup(modes[mode]);
 	buf = malloc(size);

@@ -269,6 +269,34 @@ static void test_cli(void **state)
 	assert_int_equal(opts.iterations, 3);
 }
 
+/* bench and doctor go through the same table: their own rows and limits. */
+static void test_cli_bench_doctor(void **state)
+{
+	struct opts opts;
+
+	(void)state;
+	assert_int_equal(parse(MODE_BENCH, &opts, 1, "bench"), 0);
+	assert_true(opts.duration == 0.2 && opts.cpu == -1 && !opts.clock_mask);
+	assert_int_equal(parse(MODE_BENCH, &opts, 6, "bench", "-c",
+			       "monotonic,CLOCK_TAI", "--cpu", "1", "-f"), 0);
+	assert_int_equal(opts.clock_mask, (1u << 1) | (1u << 11));
+	assert_true(opts.cpu == 1 && opts.fork);
+	assert_int_equal(parse(MODE_BENCH, &opts, 3, "bench", "-c", "8"), 125);
+	assert_int_equal(parse(MODE_BENCH, &opts, 3, "bench", "-d", "61"), 125);
+	assert_int_equal(parse(MODE_BENCH, &opts, 3, "bench", "-d", "60"), 0);
+	/* Options of the tracing modes are unknown here. */
+	assert_int_equal(parse(MODE_BENCH, &opts, 2, "bench", "--libc"), 125);
+	assert_int_equal(parse(MODE_DOCTOR, &opts, 2, "doctor", "-f"), 125);
+	assert_int_equal(parse(MODE_DOCTOR, &opts, 4, "doctor", "-p", "7",
+			       "--json"), 0);
+	assert_true(opts.npids == 1 && opts.pids[0] == 7 &&
+		    opts.format == FORMAT_JSON);
+	free(opts.pids);
+	assert_int_equal(parse(MODE_DOCTOR, &opts, 3, "doctor", "-p", "7,8"), 125);
+	free(opts.pids);
+	assert_int_equal(parse(MODE_TOP, &opts, 2, "top", "--fork"), 125);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_json_report_has_the_contract_fields),
 		cmocka_unit_test(test_report_names_the_kernel_variant),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_cli_bench_doctor),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
