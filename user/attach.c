@@ -11,7 +11,6 @@
 #include <sys/syscall.h>
 
 #include "cgroup.h"
-#include "privs.h"
 #include "procfs.h"
 #include "session.h"
 #include "util.h"
@@ -261,39 +260,56 @@ static int seed_targets(struct session *s, size_t named)
 	return err;
 }
 
-int cmd_attach(int argc, char **argv)
+static int prepare_attach(struct session *s, int argc, char **argv)
 {
-	int err;
-	struct session *s = session_new(MODE_ATTACH, argc, argv, &err);
-	size_t named = 0;
+	int err = resolve_targets(&s->opts, &s->named_pids);
 
-	if (!err)
-		err = resolve_targets(&s->opts, &named);
 	if (!err)
 		err = report_file_open(&s->report, s->opts.output, stderr);
 	if (!err)
 		err = report_file_open(&s->html, s->opts.html, NULL);
 	if (err)
-		goto out;
+		return err;
 	s->model.command = argv;
 	s->model.ncommand = argc;
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s) || seed_targets(s, named))
-		goto out;
-	drop_privileges(s->opts.libc);
-	if (s->opts.interval > 0)
-		session_add_timer(s, s->opts.interval, &s->timerfd);
+	return SESSION_GO_ON;
+}
+
+static int seed_attach(struct session *s)
+{
+	if (seed_targets(s, s->named_pids))
+		return EXIT_TOOL_FAILURE;
 	session_start_status(s);
-	model_copy(&s->prev, &s->model);
-	session_loop(s);
-	session_stop_status(s);
-	err = s->abort_signal ? 128 + s->abort_signal : 0;
-	if (!s->abort_signal) {
-		session_finish_model(s);
-		session_write_report(s);
-		err = session_commit_report(s);
-	}
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+	return 0;
+}
+
+/*
+ * By name or cgroup, a new target may exec any time: wait for -d or ^C.
+ * By pid, end when all are gone, even if no exit notice came.
+ */
+static bool attach_over(struct session *s)
+{
+	return !s->opts.comm && !s->opts.ncgroup_ids && session_all_gone(s);
+}
+
+static int finish_attach(struct session *s)
+{
+	session_finish_model(s);
+	session_write_report(s);
+	return session_commit_report(s);
+}
+
+static const struct session_ops attach_ops = {
+	.mode = MODE_ATTACH,
+	.evicts = true,
+	.prepare = prepare_attach,
+	.seed = seed_attach,
+	.tick = session_print_interval,
+	.over = attach_over,
+	.finish = finish_attach,
+};
+
+int cmd_attach(int argc, char **argv)
+{
+	return session_main(&attach_ops, argc, argv);
 }

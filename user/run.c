@@ -4,7 +4,6 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "privs.h"
 #include "session.h"
 #include "util.h"
 
@@ -52,49 +51,58 @@ static int seed_run(struct session *s)
 	return err;
 }
 
-int cmd_run(int argc, char **argv)
+static int prepare_run(struct session *s, int argc, char **argv)
 {
 	int err;
-	struct session *s = session_new(MODE_RUN, argc, argv, &err);
 
-	if (!err)
-		err = report_file_open(&s->report, s->opts.output, stderr);
+	(void)argc;
+	(void)argv;
+	err = report_file_open(&s->report, s->opts.output, stderr);
 	if (!err)
 		err = report_file_open(&s->html, s->opts.html, NULL);
 	if (err)
-		goto out;
+		return err;
 	warn_root_prog(&s->opts);
 	s->model.command = s->opts.prog_argv;
 	s->model.ncommand = s->opts.prog_argc;
+	/* Runs PROG many times, a session of its own each. */
 	if (s->opts.compare) {
 		err = run_compare(s);
-		goto out;
+		return err < 0 ? 0 : err;
 	}
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s))
-		goto out;
 	if (launch_prepare(&s->launch, s->opts.prog_argv, s->opts.user,
 			   &s->old_mask))
-		goto out;
-	err = seed_run(s);
-	if (err)
-		goto out;
-	drop_privileges(s->opts.libc);
-	if (s->opts.interval > 0)
-		session_add_timer(s, s->opts.interval, &s->timerfd);
-	model_copy(&s->prev, &s->model);
-	session_loop(s);
-	if (!s->abort_signal) {
-		session_finish_model(s);
-		session_write_report(s);
-		/* PROG's status must not hide that its report was lost. */
-		if (session_commit_report(s)) {
-			err = EXIT_TOOL_FAILURE;
-			goto out;
-		}
-	}
-	err = run_status(s);
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+		return EXIT_TOOL_FAILURE;
+	return SESSION_GO_ON;
+}
+
+/* PROG has exited and, with --follow, every descendant too. */
+static bool run_over(struct session *s)
+{
+	return s->prog_exited && (!s->opts.follow || session_all_gone(s));
+}
+
+static int finish_run(struct session *s)
+{
+	session_finish_model(s);
+	session_write_report(s);
+	/* PROG's status must not hide that its report was lost. */
+	if (session_commit_report(s))
+		return EXIT_TOOL_FAILURE;
+	return run_status(s);
+}
+
+static const struct session_ops run_ops = {
+	.mode = MODE_RUN,
+	.passes_signals = true,
+	.prepare = prepare_run,
+	.seed = seed_run,
+	.tick = session_print_interval,
+	.over = run_over,
+	.finish = finish_run,
+};
+
+int cmd_run(int argc, char **argv)
+{
+	return session_main(&run_ops, argc, argv);
 }

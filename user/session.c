@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The life of a tracing session, the same for run and attach: parse, open
- * the output, load and attach, seed the targets, loop, report, detach.
+ * The life of a tracing session, the same for run, attach and top:
+ * session_main() below; what differs is in each mode's session_ops
+ * (run.c, attach.c, top.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include "findings.h"
 #include "launch.h"
 #include "libc_probe.h"
+#include "privs.h"
 #include "procfs.h"
 #include "report.h"
 #include "report_html.h"
@@ -208,13 +210,13 @@ static void note_kernel(struct kernel_run *k, const struct tracer *t)
 int session_setup(struct session *s)
 {
 	struct tracer_opts o = {
-		.trace_all = s->opts.mode == MODE_TOP,
+		.trace_all = s->ops->trace_all,
 		.max_procs = s->opts.max_procs,
 		.ringbuf_kb = s->opts.ringbuf_kb,
 		.verbose = s->opts.verbose,
 		.libc = s->opts.libc,
 		.lang = s->opts.lang,
-		.comm = s->opts.mode == MODE_ATTACH ? s->opts.comm : NULL,
+		.comm = s->opts.comm,
 		.cgroup_ids = s->opts.cgroup_ids,
 		.ncgroup_ids = s->opts.ncgroup_ids,
 		.on_event = on_event,
@@ -242,19 +244,25 @@ int session_setup(struct session *s)
 	return 0;
 }
 
-struct session *session_new(enum mode mode, int argc, char **argv, int *err)
+/* Parse the command line, check privileges: every tracing command's start. */
+static struct session *session_new(const struct session_ops *ops, int argc,
+				   char **argv, int *err)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 
+	s->ops = ops;
 	s->http.lfd = s->http.cfd = -1;
 	s->capture_fd = -1;
-	*err = cli_parse(mode, argc, argv, &s->opts);
+	*err = cli_parse(ops->mode, argc, argv, &s->opts);
 	if (!*err)
 		*err = tracer_check_privileges();
 	return s;
 }
 
-void session_free(struct session *s)
+static void session_teardown(struct session *s);
+
+/* Detach, close and free: safe at any point after session_new. */
+static void session_free(struct session *s)
 {
 	launch_abort(&s->launch);
 	session_teardown(s);
@@ -269,7 +277,7 @@ void session_free(struct session *s)
 	free(s);
 }
 
-void session_teardown(struct session *s)
+static void session_teardown(struct session *s)
 {
 	if (s->opts.libc)
 		libc_probe_close(&s->libc);
@@ -299,7 +307,7 @@ bool session_any_alive(struct session *s)
 static void forward_signal(struct session *s, const struct signalfd_siginfo *si)
 {
 	/* A terminal's ^C reaches PROG's process group by itself. */
-	if (s->opts.mode == MODE_RUN && s->launch.pid > 0 && !s->prog_exited &&
+	if (s->launch.pid > 0 && !s->prog_exited &&
 	    si->ssi_code != SI_KERNEL)
 		kill(s->launch.pid, si->ssi_signo);
 }
@@ -314,7 +322,7 @@ static bool handle_signal(struct session *s)
 			s->abort_signal = si.ssi_signo;
 			return true;
 		}
-		if (s->opts.mode == MODE_RUN) {
+		if (s->ops->passes_signals) {
 			forward_signal(s, &si);
 			continue;
 		}
@@ -350,7 +358,7 @@ static void reap_prog(struct session *s)
 
 static bool evicting(const struct session *s)
 {
-	return s->opts.mode == MODE_ATTACH && !s->opts.libc && !s->opts.lang;
+	return s->ops->evicts && !s->opts.libc && !s->opts.lang;
 }
 
 /*
@@ -431,7 +439,7 @@ int session_commit_report(struct session *s)
 	return report_file_commit(&s->html) ? EXIT_TOOL_FAILURE : err;
 }
 
-static void print_interval(struct session *s)
+bool session_print_interval(struct session *s)
 {
 	struct model delta = {};
 	struct findings fs = {};
@@ -468,6 +476,7 @@ static void print_interval(struct session *s)
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
 	evict_exited(s);
+	return false;
 }
 
 void session_start_status(struct session *s)
@@ -506,7 +515,7 @@ static void update_status(struct session *s)
  * exit was notified since, or a second went by (a notice lost to a full
  * ring buffer must not keep us waiting forever).
  */
-static bool all_gone(struct session *s)
+bool session_all_gone(struct session *s)
 {
 	uint64_t now = now_ns();
 
@@ -567,8 +576,9 @@ static void loop_until_done(struct session *s)
 			if (fd == s->sigfd && handle_signal(s))
 				return;
 			if (fd == s->timerfd &&
-			    read(fd, &ticks, sizeof(ticks)) == sizeof(ticks))
-				print_interval(s);
+			    read(fd, &ticks, sizeof(ticks)) == sizeof(ticks) &&
+			    s->ops->tick(s))
+				return;
 			if (fd == s->launch.pidfd)
 				reap_prog(s);
 			if (fd == s->capture_fd)
@@ -582,15 +592,7 @@ static void loop_until_done(struct session *s)
 			libc_probe_rescan(&s->libc, &s->tracer, &s->model);
 		if (deadline && now_ns() >= deadline)
 			return;
-		if (s->opts.mode == MODE_RUN && s->prog_exited &&
-		    (!s->opts.follow || all_gone(s)))
-			return;
-		/*
-		 * By name, a new target may exec any time: wait for -d or ^C.
-		 * By pid, end when all are gone, even if no exit notice came.
-		 */
-		if (s->opts.mode == MODE_ATTACH && !s->opts.comm &&
-		    !s->opts.ncgroup_ids && all_gone(s))
+		if (s->ops->over && s->ops->over(s))
 			return;
 	}
 }
@@ -621,17 +623,13 @@ void session_end_phase(struct session *s)
 	enter_end_phase(s);
 }
 
-void session_loop(struct session *s)
-{
-	loop_until_done(s);
-	enter_end_phase(s);
-}
 
 void session_finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
 	session_collect(s);
-	if (!s->model.end_ns || s->opts.mode != MODE_RUN || s->opts.follow)
+	/* run without --follow ends when PROG did (reap_prog). */
+	if (!s->prog_exited || s->opts.follow)
 		s->model.end_ns = now_ns();
 	for (size_t i = 0; i < s->model.nprocs; i++) {
 		struct proc_model *p = &s->model.procs[i];
@@ -678,3 +676,44 @@ void session_write_report(struct session *s)
 	findings_free(&fs);
 }
 
+
+/* Everything before the loop; 0, or the exit status. */
+static int session_start(struct session *s)
+{
+	int err = s->ops->seed(s);
+
+	if (err)
+		return err;
+	drop_privileges(s->opts.libc);
+	if (s->opts.interval > 0 &&
+	    session_add_timer(s, s->opts.interval, &s->timerfd))
+		return EXIT_TOOL_FAILURE;
+	model_copy(&s->prev, &s->model);
+	return 0;
+}
+
+int session_main(const struct session_ops *ops, int argc, char **argv)
+{
+	int err;
+	struct session *s = session_new(ops, argc, argv, &err);
+
+	if (!err)
+		err = ops->prepare(s, argc, argv);
+	else if (err < 0)
+		err = 0;	/* --help */
+	if (err != SESSION_GO_ON)
+		goto out;
+	err = EXIT_TOOL_FAILURE;
+	if (session_setup(s))
+		goto out;
+	err = session_start(s);
+	if (err)
+		goto out;
+	loop_until_done(s);
+	enter_end_phase(s);
+	session_stop_status(s);
+	err = s->abort_signal ? 128 + s->abort_signal : ops->finish(s);
+out:
+	session_free(s);
+	return err;
+}

@@ -10,13 +10,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
 
 #include "clocks.h"
 #include "escape.h"
 #include "json.h"
-#include "privs.h"
 #include "procfs.h"
 #include "report.h"
 #include "session.h"
@@ -254,60 +251,45 @@ static void refresh(struct session *s, uint64_t *last_ns)
 	s->prev = cur;
 }
 
-static bool signalled(struct session *s)
+static int prepare_top(struct session *s, int argc, char **argv)
 {
-	struct signalfd_siginfo si;
+	int err = report_file_open(&s->report, s->opts.output, stdout);
 
-	return read(s->sigfd, &si, sizeof(si)) == sizeof(si);
+	(void)argc;
+	(void)argv;
+	return err ? err : SESSION_GO_ON;
 }
 
-static void top_loop(struct session *s)
+/* Nothing to seed: the kernel side traces every process. */
+static int seed_top(struct session *s)
 {
-	uint64_t last = now_ns(), deadline = s->opts.duration > 0 ?
-		last + (uint64_t)(s->opts.duration * 1e9) : 0;
-	unsigned int done = 0;
-	struct epoll_event ev;
-
-	for (;;) {
-		uint64_t ticks;
-
-		if (epoll_wait(s->epfd, &ev, 1, 100) == 1 &&
-		    !http_handle(&s->http, ev.data.fd, ev.events)) {
-			if (ev.data.fd == s->sigfd && signalled(s))
-				return;
-			if (ev.data.fd == s->timerfd &&
-			    read(s->timerfd, &ticks, sizeof(ticks)) > 0) {
-				refresh(s, &last);
-				if (s->opts.iterations && ++done >= s->opts.iterations)
-					return;
-			}
-		}
-		tracer_poll_events(&s->tracer);
-		http_expire(&s->http);
-		if (deadline && now_ns() >= deadline)
-			return;
-	}
+	s->model.start_ns = now_ns();
+	s->top_last_ns = s->model.start_ns;
+	return 0;
 }
+
+/* A refresh; the session is over after -n COUNT of them. */
+static bool top_tick(struct session *s)
+{
+	refresh(s, &s->top_last_ns);
+	return s->opts.iterations && ++s->top_refreshes >= s->opts.iterations;
+}
+
+static int finish_top(struct session *s)
+{
+	return session_commit_report(s);
+}
+
+static const struct session_ops top_ops = {
+	.mode = MODE_TOP,
+	.trace_all = true,
+	.prepare = prepare_top,
+	.seed = seed_top,
+	.tick = top_tick,
+	.finish = finish_top,
+};
 
 int cmd_top(int argc, char **argv)
 {
-	int err;
-	struct session *s = session_new(MODE_TOP, argc, argv, &err);
-
-	if (!err)
-		err = report_file_open(&s->report, s->opts.output, stdout);
-	if (err)
-		goto out;
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s))
-		goto out;
-	drop_privileges(s->opts.libc);
-	s->model.start_ns = now_ns();
-	if (session_add_timer(s, s->opts.interval, &s->timerfd))
-		goto out;
-	top_loop(s);
-	err = session_commit_report(s);
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+	return session_main(&top_ops, argc, argv);
 }
