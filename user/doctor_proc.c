@@ -79,9 +79,8 @@ out:
 static void classify_mapping(struct proc_facts *p, const char *path,
 			     bool *loader)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base_name(path);
 
-	base = base ? base + 1 : path;
 	if (!strncmp(base, "ld-linux", 8))
 		*loader = true;
 	if (!strncmp(base, "ld-musl-", 8) || !strncmp(base, "libc.musl-", 10)) {

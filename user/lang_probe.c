@@ -53,17 +53,10 @@ struct lang_file {
 	struct bpf_link *links[LINKS_MAX];
 };
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* By name: the probes are only looked for in files that may hold them. */
 static enum lang lang_of_name(const char *path)
 {
-	const char *b = base_name(path);
+	const char *b = path_base_name(path);
 
 	if (!strncmp(b, "libruby", 7))
 		return LANG_RUBY;

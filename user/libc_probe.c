@@ -29,9 +29,8 @@ static const char *const libc_patterns[] = {
 
 static bool is_libc_name(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base_name(path);
 
-	base = base ? base + 1 : path;
 	for (size_t i = 0; i < ARRAY_SIZE(libc_patterns); i++)
 		if (!fnmatch(libc_patterns[i], base, 0))
 			return true;

@@ -86,13 +86,6 @@ static void inherit_env(struct proc_model *child, const struct proc_model *paren
 		     parent->tzdir ? xstrdup(parent->tzdir) : NULL);
 }
 
-static bool same_basename(const char *path, const char *name)
-{
-	const char *slash = strrchr(path, '/');
-
-	return !strcmp(slash ? slash + 1 : path, name);
-}
-
 /*
  * The live link is best; once the process is gone, the path exec was given,
  * unless it was relative or /proc/self/exe: then the parent's image if it
@@ -113,7 +106,7 @@ static char *exe_of_event(struct session *s, const struct exec_event *x)
 	if (path[0] == '/' && strncmp(path, "/proc/", 6))
 		return xstrdup(path);
 	parent = model_find(&s->model, e->ppid);
-	if (parent && parent->exe && same_basename(parent->exe, name))
+	if (parent && parent->exe && !strcmp(path_base_name(parent->exe), name))
 		return xstrdup(parent->exe);
 	return xstrdup(name[0] ? name : path);
 }

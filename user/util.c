@@ -199,3 +199,10 @@ bool term_can_redraw(int fd)
 
 	return isatty(fd) && term && *term && strcmp(term, "dumb");
 }
+
+const char *path_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
