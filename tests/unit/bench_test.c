@@ -2,12 +2,9 @@
 /* The bench table's logic and doctor's finding, on tables built by hand. */
 #include <math.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "bench_table.h"
 #include "doctor_proc.h"
 
