@@ -16,6 +16,12 @@ vmtest_kernels() {
 		tr ' ' '\n' | sed '/^$/d'
 }
 
+# The oldest kernel version of the matrix, MAJOR.MINOR.
+oldest_kernel() {
+	vmtest_kernels | sed -E 's/.*:linux-image-([0-9]+\.[0-9]+)[.-].*/\1/' |
+		sort -V | head -1
+}
+
 # The options of COMMAND as cli.c's table prints them in --help: "-x" and
 # "--name", one per line.  Continuation lines of a help text are indented
 # past the option column, so they never match.
@@ -42,8 +48,7 @@ completion_opts() {
 }
 
 @test "docs: README's minimum kernel is the oldest kernel of the Makefile's VMTEST_KERNELS" {
-	oldest=$(vmtest_kernels | sed -E 's/.*:linux-image-([0-9]+\.[0-9]+)[.-].*/\1/' |
-		 sort -V | head -1)
+	oldest=$(oldest_kernel)
 	echo "oldest in VMTEST_KERNELS: $oldest"
 	[[ $oldest =~ ^[0-9]+\.[0-9]+$ ]]
 	minimum=$(sed -nE 's/^Minimum kernel: \*\*Linux ([0-9.]+)\*\*.*/\1/p' "$ROOT/README.md")
@@ -54,6 +59,14 @@ completion_opts() {
 	[ "$needs" = "$oldest" ]
 	# The man page's KERNELS section says the same.
 	grep -qE "Linux $oldest( |$)" <(sed -n '/^\.SH KERNELS/,/^\.SH /p' "$MAN")
+}
+
+@test "docs: doctor's oldest tested kernel is the matrix's oldest" {
+	oldest=$(oldest_kernel)
+	major=$(sed -nE 's/^#define OLDEST_TESTED_MAJOR\s+([0-9]+)$/\1/p' "$ROOT/user/doctor.c")
+	minor=$(sed -nE 's/^#define OLDEST_TESTED_MINOR\s+([0-9]+)$/\1/p' "$ROOT/user/doctor.c")
+	echo "doctor: $major.$minor, matrix: $oldest"
+	[ "$major.$minor" = "$oldest" ]
 }
 
 @test "docs: every option of cli.c's table is in the man page, in its command's section" {
