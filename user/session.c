@@ -252,24 +252,6 @@ static struct session *session_new(const struct session_ops *ops, int argc,
 	return s;
 }
 
-static void session_teardown(struct session *s);
-
-/* Detach, close and free: safe at any point after session_new. */
-static void session_free(struct session *s)
-{
-	launch_abort(&s->launch);
-	session_teardown(s);
-	report_file_discard(&s->report);
-	report_file_discard(&s->html);
-	timeline_free(&s->timeline);
-	model_free(&s->model);
-	model_free(&s->prev);
-	metrics_free(&s->metrics);
-	free(s->opts.pids);
-	free(s->opts.cgroup_ids);
-	free(s);
-}
-
 static void session_teardown(struct session *s)
 {
 	if (s->opts.libc)
@@ -286,6 +268,22 @@ static void session_teardown(struct session *s)
 		close(s->timerfd);
 	if (s->stopfd > 0)
 		close(s->stopfd);
+}
+
+/* Detach, close and free: safe at any point after session_new. */
+static void session_free(struct session *s)
+{
+	launch_abort(&s->launch);
+	session_teardown(s);
+	report_file_discard(&s->report);
+	report_file_discard(&s->html);
+	timeline_free(&s->timeline);
+	model_free(&s->model);
+	model_free(&s->prev);
+	metrics_free(&s->metrics);
+	free(s->opts.pids);
+	free(s->opts.cgroup_ids);
+	free(s);
 }
 
 bool session_any_alive(struct session *s)
