@@ -44,7 +44,7 @@ void session_write_openmetrics(struct session *s, const struct model *m)
 {
 	FILE *f = report_file_stream(&s->report);
 
-	if (s->opts.mode == MODE_TOP)
+	if (s->ops->trace_all)
 		name_live_procs((struct model *)m);
 	metrics_update(&s->metrics, m);
 	if (!f)
@@ -62,7 +62,7 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 	FILE *f;
 
 	tracer_poll_events(&s->tracer);
-	if (s->opts.mode == MODE_TOP) {
+	if (s->ops->trace_all) {
 		tracer_collect(&s->tracer, &fresh);
 		name_live_procs(&fresh);
 		metrics_update(&s->metrics, &fresh);
