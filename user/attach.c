@@ -11,13 +11,12 @@
 #include <sys/syscall.h>
 
 #include "cgroup.h"
-#include "privs.h"
 #include "procfs.h"
 #include "session.h"
 #include "util.h"
 
 struct target_scan {
-	struct env *env;
+	struct opts *opts;
 	pid_t *pids;
 	size_t n;
 };
@@ -69,11 +68,11 @@ static bool is_kernel_thread(pid_t pid)
 static int untraceable(pid_t pid)
 {
 	if (proc_gone(pid)) {
-		warn("attach: pid %d has exited (a zombie, not yet reaped)", pid);
+		ct_warn("attach: pid %d has exited (a zombie, not yet reaped)", pid);
 		return EXIT_TOOL_FAILURE;
 	}
 	if (is_kernel_thread(pid)) {
-		warn("attach: pid %d is a kernel thread: it makes no system "
+		ct_warn("attach: pid %d is a kernel thread: it makes no system "
 		     "calls of its own to trace", pid);
 		return EXIT_TOOL_FAILURE;
 	}
@@ -88,7 +87,7 @@ static void match_comm(pid_t pid, void *ctx)
 	if (pid == getpid() || proc_comm(pid, comm, sizeof(comm)) ||
 	    is_kernel_thread(pid) || proc_gone(pid))
 		return;
-	if (strcmp(comm, ts->env->comm))
+	if (strcmp(comm, ts->opts->comm))
 		return;
 	ts->pids = xrealloc(ts->pids, ts->n + 1, sizeof(*ts->pids));
 	ts->pids[ts->n++] = pid;
@@ -96,73 +95,73 @@ static void match_comm(pid_t pid, void *ctx)
 
 /*
  * --cgroup or --unit: the processes in the cgroup and below it now join
- * env->pids; the kernel side adds those that fork or exec there later.
+ * opts->pids; the kernel side adds those that fork or exec there later.
  * attach needs the cgroup to exist; run and top may wait for it.
  */
-int attach_resolve_cgroup(struct env *env)
+int attach_resolve_cgroup(struct opts *opts)
 {
-	const char *cmd = mode_name(env->mode);
+	const char *cmd = mode_name(opts->mode);
 	pid_t *pids;
 	size_t n;
 
-	if (!env->cgroup && !env->unit)
+	if (!opts->cgroup && !opts->unit)
 		return 0;
-	env->cgtarget = cgroup_target_resolve(cmd, env->cgroup, env->unit,
-					      env->mode == MODE_ATTACH);
-	if (!env->cgtarget)
+	opts->cgtarget = cgroup_target_resolve(cmd, opts->cgroup, opts->unit,
+					      opts->mode == MODE_ATTACH);
+	if (!opts->cgtarget)
 		return EXIT_TOOL_FAILURE;
-	if (!env->cgtarget->exists || env->mode == MODE_TOP)
+	if (!opts->cgtarget->exists || opts->mode == MODE_TOP)
 		return 0;
-	if (cgroup_scan(cmd, env->cgtarget->dir, &pids, &n))
+	if (cgroup_scan(cmd, opts->cgtarget->dir, &pids, &n))
 		return EXIT_TOOL_FAILURE;
 	for (size_t i = 0; i < n; i++) {
 		if (pids[i] == getpid())
 			continue;
-		env->pids = xrealloc(env->pids, env->npids + 1,
-				     sizeof(*env->pids));
-		env->pids[env->npids++] = pids[i];
+		opts->pids = xrealloc(opts->pids, opts->npids + 1,
+				     sizeof(*opts->pids));
+		opts->pids[opts->npids++] = pids[i];
 	}
 	free(pids);
 	return 0;
 }
 
 /* *named: how many of the targets were named by -p (they come first). */
-static int resolve_targets(struct env *env, size_t *named)
+static int resolve_targets(struct opts *opts, size_t *named)
 {
-	struct target_scan ts = { .env = env };
+	struct target_scan ts = { .opts = opts };
 
-	for (size_t i = 0; i < env->npids; i++) {
-		pid_t tgid = tgid_of(env->pids[i]);
+	for (size_t i = 0; i < opts->npids; i++) {
+		pid_t tgid = tgid_of(opts->pids[i]);
 
 		if (tgid < 0 || !proc_exists(tgid)) {
-			warn("attach: no process with pid %d", env->pids[i]);
+			ct_warn("attach: no process with pid %d", opts->pids[i]);
 			return EXIT_TOOL_FAILURE;
 		}
 		if (tgid == getpid()) {
-			warn("attach: pid %d is clocktrace itself", tgid);
+			ct_warn("attach: pid %d is clocktrace itself", tgid);
 			return EXIT_TOOL_FAILURE;
 		}
 		if (untraceable(tgid))
 			return EXIT_TOOL_FAILURE;
-		env->pids[i] = tgid;
+		opts->pids[i] = tgid;
 	}
-	*named = env->npids;
-	if (env->comm) {
-		ts.pids = env->pids;
-		ts.n = env->npids;
+	*named = opts->npids;
+	if (opts->comm) {
+		ts.pids = opts->pids;
+		ts.n = opts->npids;
 		proc_for_each(match_comm, &ts);
 		/* A service not started yet: the kernel adds it at its exec. */
-		if (ts.n == env->npids) {
+		if (ts.n == opts->npids) {
 			char safe[64];
 
-			warn("attach: no process named '%s' yet: waiting for "
+			ct_warn("attach: no process named '%s' yet: waiting for "
 			     "one to exec", escape_arg(safe, sizeof(safe),
-							env->comm));
+							opts->comm));
 		}
-		env->pids = ts.pids;
-		env->npids = ts.n;
+		opts->pids = ts.pids;
+		opts->npids = ts.n;
 	}
-	return attach_resolve_cgroup(env);
+	return attach_resolve_cgroup(opts);
 }
 
 /*
@@ -195,7 +194,7 @@ int attach_add_target(struct session *s, pid_t pid, pid_t ppid,
 		tracer_forget_proc(&s->tracer, pid);
 		if (!named)
 			return 0;
-		warn("attach: pid %d exited before tracing began", pid);
+		ct_warn("attach: pid %d exited before tracing began", pid);
 		return -1;
 	}
 	p = model_proc(&s->model, pid);
@@ -207,7 +206,7 @@ int attach_add_target(struct session *s, pid_t pid, pid_t ppid,
 	session_learn_proc_env(p);
 	session_learn_proc_place(p);
 	tracer_set_proc_tz(&s->tracer, pid, p->tz, p->tzdir);
-	if (s->env.libc)
+	if (s->opts.libc)
 		libc_probe_process(&s->libc, &s->tracer, p);
 	return 0;
 }
@@ -244,10 +243,10 @@ static int add_descendants(struct session *s, pid_t root, unsigned int depth,
 	return 0;
 }
 
-static bool is_target(const struct env *env, pid_t pid)
+static bool is_target(const struct opts *opts, pid_t pid)
 {
-	for (size_t i = 0; i < env->npids; i++)
-		if (env->pids[i] == pid)
+	for (size_t i = 0; i < opts->npids; i++)
+		if (opts->pids[i] == pid)
 			return true;
 	return false;
 }
@@ -257,12 +256,12 @@ static bool is_target(const struct env *env, pid_t pid)
  * all of one --comm or cgroup) is that parent's child in the report, not
  * a second "parent": its depth counts the targets above it.
  */
-static unsigned int target_depth(const struct env *env, pid_t pid)
+static unsigned int target_depth(const struct opts *opts, pid_t pid)
 {
 	unsigned int depth = 0;
 
 	for (pid_t ppid = proc_ppid(pid); depth < 64 && ppid > 1 &&
-	     ppid != pid && is_target(env, ppid); ppid = proc_ppid(ppid)) {
+	     ppid != pid && is_target(opts, ppid); ppid = proc_ppid(ppid)) {
 		pid = ppid;
 		depth++;
 	}
@@ -280,81 +279,99 @@ static void hint_children(const struct session *s, size_t named,
 		size_t mine = 0;
 
 		for (size_t j = 0; j < t->n; j++)
-			mine += t->ppid[j] == s->env.pids[i] &&
-				!is_target(&s->env, t->pid[j]);
+			mine += t->ppid[j] == s->opts.pids[i] &&
+				!is_target(&s->opts, t->pid[j]);
 		if (mine) {
 			kids += mine;
 			parents++;
-			parent = s->env.pids[i];
+			parent = s->opts.pids[i];
 		}
 	}
 	if (parents == 1)
-		warn("attach: note: pid %d has %zu live child process%s, not "
-		     "traced (--tree traces them too)", parent, kids,
-		     kids == 1 ? "" : "es");
+		ct_warn("attach: note: pid %d has %zu live child process%s, "
+			"not traced (--tree traces them too)", parent, kids,
+			kids == 1 ? "" : "es");
 	else if (parents)
-		warn("attach: note: %zu targets have %zu live child processes, "
-		     "not traced (--tree traces them too)", parents, kids);
+		ct_warn("attach: note: %zu targets have %zu live child "
+			"processes, not traced (--tree traces them too)",
+			parents, kids);
 }
 
 static int seed_targets(struct session *s, size_t named)
 {
 	struct tree_scan t = {};
-	unsigned int *depth = xcalloc(s->env.npids + 1, sizeof(*depth));
+	unsigned int *depth = xcalloc(s->opts.npids + 1, sizeof(*depth));
 	int err = 0;
 
 	s->model.start_ns = now_ns();
-	for (size_t i = 0; i < s->env.npids; i++)
-		depth[i] = target_depth(&s->env, s->env.pids[i]);
-	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = attach_add_target(s, s->env.pids[i],
-					proc_ppid(s->env.pids[i]), depth[i],
+	for (size_t i = 0; i < s->opts.npids; i++)
+		depth[i] = target_depth(&s->opts, s->opts.pids[i]);
+	for (size_t i = 0; i < s->opts.npids && !err; i++)
+		err = attach_add_target(s, s->opts.pids[i],
+					proc_ppid(s->opts.pids[i]), depth[i],
 					i < named);
 	if (!err)
 		proc_for_each(note_parent, &t);
-	if (!err && !s->env.tree)
+	if (!err && !s->opts.tree)
 		hint_children(s, named, &t);
-	for (size_t i = 0; i < s->env.npids && !err && s->env.tree; i++)
-		err = add_descendants(s, s->env.pids[i], depth[i] + 1, &t);
+	for (size_t i = 0; i < s->opts.npids && !err && s->opts.tree; i++)
+		err = add_descendants(s, s->opts.pids[i], depth[i] + 1, &t);
 	free(depth);
 	free(t.pid);
 	free(t.ppid);
 	return err;
 }
 
-int cmd_attach(int argc, char **argv)
+static int prepare_attach(struct session *s, int argc, char **argv)
 {
-	int err;
-	struct session *s = session_new(MODE_ATTACH, argc, argv, &err);
-	size_t named = 0;
+	int err = resolve_targets(&s->opts, &s->named_pids);
 
 	if (!err)
-		err = resolve_targets(&s->env, &named);
+		err = report_file_open(&s->report, s->opts.output, stderr);
 	if (!err)
-		err = report_file_open(&s->report, s->env.output, stderr);
-	if (!err)
-		err = report_file_open(&s->html, s->env.html, NULL);
+		err = report_file_open(&s->html, s->opts.html, NULL);
 	if (err)
-		goto out;
+		return err;
 	s->model.command = argv;
 	s->model.ncommand = argc;
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s) || seed_targets(s, named))
-		goto out;
-	drop_privileges(s->env.libc);
-	if (s->env.interval > 0)
-		session_add_timer(s, s->env.interval, &s->timerfd);
+	return SESSION_GO_ON;
+}
+
+static int seed_attach(struct session *s)
+{
+	if (seed_targets(s, s->named_pids))
+		return EXIT_TOOL_FAILURE;
 	session_start_status(s);
-	model_copy(&s->prev, &s->model);
-	session_loop(s);
-	session_stop_status(s);
-	err = s->abort_signal ? 128 + s->abort_signal : 0;
-	if (!s->abort_signal) {
-		session_finish_model(s);
-		session_write_report(s);
-		err = session_commit_report(s);
-	}
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+	return 0;
+}
+
+/*
+ * By name or cgroup, a new target may exec any time: wait for -d or ^C.
+ * By pid, end when all are gone, even if no exit notice came.
+ */
+static bool attach_over(struct session *s)
+{
+	return !s->opts.comm && !s->opts.cgtarget && session_all_gone(s);
+}
+
+static int finish_attach(struct session *s)
+{
+	session_finish_model(s);
+	session_write_report(s);
+	return session_commit_report(s);
+}
+
+static const struct session_ops attach_ops = {
+	.mode = MODE_ATTACH,
+	.evicts = true,
+	.prepare = prepare_attach,
+	.seed = seed_attach,
+	.tick = session_print_interval,
+	.over = attach_over,
+	.finish = finish_attach,
+};
+
+int cmd_attach(int argc, char **argv)
+{
+	return session_main(&attach_ops, argc, argv);
 }

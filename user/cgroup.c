@@ -95,7 +95,7 @@ struct cgroup_target *cgroup_target_resolve(const char *cmd,
 	char *mnt = cgroup2_mount(), *rel = NULL, safe[256];
 
 	if (!mnt) {
-		warn("%s: no cgroup v2 hierarchy is mounted", cmd);
+		ct_warn("%s: no cgroup v2 hierarchy is mounted", cmd);
 		free(t);
 		return NULL;
 	}
@@ -112,7 +112,7 @@ struct cgroup_target *cgroup_target_resolve(const char *cmd,
 		return t;
 	}
 	/* Echoed back: a newline in it must not split the line. */
-	warn("%s: no cgroup v2 directory %s/%s", cmd, mnt,
+	ct_warn("%s: no cgroup v2 directory %s/%s", cmd, mnt,
 	     escape_arg(safe, sizeof(safe), rel + strspn(rel, "/")));
 	free(mnt);
 	free(rel);
@@ -165,7 +165,7 @@ int cgroup_scan(const char *cmd, const char *dir, pid_t **pids, size_t *npids)
 {
 	memset(&scan, 0, sizeof(scan));
 	if (nftw(dir, visit, 16, FTW_PHYS | FTW_MOUNT)) {
-		warn("%s: cannot read %s: %s", cmd, dir, strerror(errno));
+		ct_warn("%s: cannot read %s: %s", cmd, dir, strerror(errno));
 		free(scan.pids);
 		return -1;
 	}

@@ -22,7 +22,7 @@ static void name_live_procs(struct session *s, struct model *m)
 
 		if (!p->comm[0])
 			proc_comm(p->pid, p->comm, sizeof(p->comm));
-		if (s->env.metrics_by_cgroup && !p->cgroup)
+		if (s->opts.metrics_by_cgroup && !p->cgroup)
 			session_learn_proc_place(p);
 	}
 }
@@ -30,8 +30,8 @@ static void name_live_procs(struct session *s, struct model *m)
 static void render(struct session *s, FILE *f, bool prometheus_text)
 {
 	struct om_opts o = {
-		.pid_label = s->env.metrics_by_pid,
-		.cgroup_label = s->env.metrics_by_cgroup,
+		.pid_label = s->opts.metrics_by_pid,
+		.cgroup_label = s->opts.metrics_by_cgroup,
 		.prometheus_text = prometheus_text,
 	};
 
@@ -47,7 +47,7 @@ void session_write_openmetrics(struct session *s, const struct model *m)
 {
 	FILE *f = report_file_stream(&s->report);
 
-	if (s->env.mode == MODE_TOP)
+	if (s->ops->trace_all)
 		name_live_procs(s, (struct model *)m);
 	metrics_update(&s->metrics, m);
 	if (!f)
@@ -65,7 +65,7 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 	FILE *f;
 
 	tracer_poll_events(&s->tracer);
-	if (s->env.mode == MODE_TOP) {
+	if (s->ops->trace_all) {
 		tracer_collect(&s->tracer, &fresh);
 		name_live_procs(s, &fresh);
 		metrics_update(&s->metrics, &fresh);
@@ -86,10 +86,10 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 
 int session_start_exporter(struct session *s)
 {
-	s->metrics.by = s->env.metrics_by_pid ? METRICS_BY_PID :
-			s->env.metrics_by_cgroup ? METRICS_BY_CGROUP :
+	s->metrics.by = s->opts.metrics_by_pid ? METRICS_BY_PID :
+			s->opts.metrics_by_cgroup ? METRICS_BY_CGROUP :
 			METRICS_BY_COMM;
-	if (!s->env.listen)
+	if (!s->opts.listen)
 		return 0;
-	return http_listen(&s->http, s->epfd, s->env.listen, scrape, s);
+	return http_listen(&s->http, s->epfd, s->opts.listen, scrape, s);
 }
