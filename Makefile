@@ -62,7 +62,8 @@ USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # What touches BPF or the process's own lifetime; the rest is pure logic
 # that the unit tests link against.
 IMPURE		:= main tracer collect session run run_compare attach top launch \
-		   libc_probe privs lang_probe exporter
+		   libc_probe privs lang_probe exporter \
+		   btf_vmlinux variant doctor kfeatures version libc_attach callsite uprobe_multi
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
@@ -113,7 +114,8 @@ $(OUT)/clocktrace: $(USER_OBJS)
 	$(Q)$(CC) $(LDFLAGS) $(WRAP_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Proves user/core_btf.c's CO-RE target relocates as the whole BTF does.
-$(OUT)/core_btf_equal: tests/core_btf_equal.c $(PURE_OBJS)
+$(OUT)/core_btf_equal: tests/core_btf_equal.c \
+			 $(filter-out $(OUT)/main.o,$(USER_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@
@@ -121,8 +123,8 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c $(PURE_OBJS)
 $(OUT)/unit/%_test: tests/unit/%_test.c tests/unit/unit_test.h $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) \
-		$(filter-out %.h,$^) -lcmocka $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(filter-out %.h,$^) -lcmocka \
+		$(LDLIBS) -o $@
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
