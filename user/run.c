@@ -45,6 +45,10 @@ static int seed_run(struct session *s)
 	char *tz = getenv("TZ"), *tzdir = getenv("TZDIR");
 	int err;
 
+	/* Forked once our signals are blocked: PROG gets the mask we had. */
+	if (launch_prepare(&s->launch, s->opts.prog_argv, s->opts.user,
+			   &s->old_mask))
+		return EXIT_TOOL_FAILURE;
 	if (seed_cgroup(s) ||
 	    tracer_add_proc(&s->tracer, s->launch.pid, getpid(), 0, NULL))
 		return EXIT_TOOL_FAILURE;
@@ -84,9 +88,6 @@ static int prepare_run(struct session *s, int argc, char **argv)
 		err = run_compare(s);
 		return err < 0 ? 0 : err;
 	}
-	if (launch_prepare(&s->launch, s->opts.prog_argv, s->opts.user,
-			   &s->old_mask))
-		return EXIT_TOOL_FAILURE;
 	return SESSION_GO_ON;
 }
 

@@ -107,7 +107,7 @@ bool session_all_gone(struct session *s);
 /* The -i report of run and attach (their tick). */
 bool session_print_interval(struct session *s);
 /*
- * run --compare: session_loop in two halves, as it runs PROG many times:
+ * run --compare: session_main's loop in two halves, as it runs PROG many times:
  * until one run is done, then once, after the last, the end phase (from
  * then on a signal ends clocktrace at once).
  */
