@@ -326,6 +326,10 @@ void report_json_compare(FILE *f, const struct model *m,
 		json_obj_end(&j);
 	}
 	json_str(&j, "clocksource", m->clocksource);
+	if (m->libc_enabled)
+		/* Whether --libc's probes trapped in other processes too. */
+		json_str(&j, "libc_probes", m->libc.systemwide ? "systemwide" :
+							       "per_process");
 	json_kernel(&j, &m->kernel);
 	json_u64(&j, "events", model_events(m));
 	json_losses(&j, m);

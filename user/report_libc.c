@@ -7,21 +7,6 @@
 #include "report.h"
 #include "util.h"
 
-/*
- * Cost of one probe hit on the reference VM (Linux 6.18, 2 vCPUs, uprobe
- * session link), measured as the time tools/tzloop -n 100000 -c 0 -m MODE
- * adds under `clocktrace run --libc`, median of 5 runs interleaved with
- * untraced ones, per call:
- * - an entry on an instruction the kernel emulates: -m clock (count-only
- *   clock_gettime, probe on its `je`): 1.4 us;
- * - a return: -m localtime_r, entry and return on its emulated `jmp`:
- *   3.1 us, so 1.6 us for the return;
- * - a single-stepped entry: -m tzset adds 9.5 us, of which 1.5 us is the
- *   kernel side's own (its stat, without --libc) and 1.6 us the return.
- */
-#define HIT_NS_EMULATED	1400
-#define HIT_NS_STEPPED	6400
-#define HIT_NS_RETURN	1600
 
 #define TOP_CALLERS	5
 #define TOP_PROCS	3
@@ -236,9 +221,11 @@ static void print_placement(FILE *f, const struct model *m)
 {
 	bool any = false;
 
-	fprintf(f, "  %u librar%s probed with %s", m->libc.libs,
+	fprintf(f, "  %u librar%s probed with %s%s", m->libc.libs,
 		m->libc.libs == 1 ? "y" : "ies",
-		libc_links_name(m->libc.links));
+		libc_links_name(m->libc.links), m->libc.systemwide ?
+		", trapping in every process on the machine" :
+		" of each traced process (nothing else traps)");
 	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
 		if (!(m->libc.probe[fn] & LIBC_PROBE_STEPPED))
 			continue;
