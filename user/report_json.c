@@ -92,6 +92,8 @@ static void json_libc_fn(struct json *j, const struct model *m,
 		json_str(j, "probe_insn", probe & LIBC_PROBE_STEPPED ?
 			 "single-stepped" : "emulated");
 		json_u64(j, "total_ns", s->lat.total_ns);
+		/* total_ns, min_ns, max_ns, hist: probe traps included. */
+		json_bool(j, "latency_includes_probe", true);
 		json_u64(j, "min_ns", s->lat.count ? s->lat.min_ns : 0);
 		json_u64(j, "max_ns", s->lat.max_ns);
 		json_hist(j, s->lat.hist);

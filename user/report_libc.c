@@ -60,7 +60,7 @@ static void print_row(FILE *f, const struct model *m, uint32_t fn,
 		fmt_duration(avg, sizeof(avg), (double)s->lat.total_ns / s->calls);
 	else
 		snprintf(avg, sizeof(avg), "(counted)");
-	fprintf(f, "  %-14s %12s %10s %12s %8.2f %14s %8s\n", libc_fn_name(fn),
+	fprintf(f, "  %-14s %12s %11s %12s %8.2f %14s %8s\n", libc_fn_name(fn),
 		fmt_count(calls, sizeof(calls), s->calls), avg,
 		fmt_count(tz, sizeof(tz), s->tz_accesses),
 		(double)s->tz_accesses / s->calls,
@@ -70,8 +70,8 @@ static void print_row(FILE *f, const struct model *m, uint32_t fn,
 static void print_table(FILE *f, const struct model *m,
 			const struct libc_stats *stats, bool all)
 {
-	fprintf(f, "  %-14s %12s %10s %12s %8s %14s %8s\n", "FUNCTION", "CALLS",
-		"AVG", "TZ ACCESSES", "PER CALL", "CLOCK SYSCALLS",
+	fprintf(f, "  %-14s %12s %11s %12s %8s %14s %8s\n", "FUNCTION", "CALLS",
+		"AVG(+PROBE)", "TZ ACCESSES", "PER CALL", "CLOCK SYSCALLS",
 		"KERNEL");
 	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++)
 		print_row(f, m, fn, &stats[fn], all);
@@ -251,6 +251,10 @@ void report_libc_text(FILE *f, const struct model *m)
 			sum_stats(&all[fn], proc_libc(&m->procs[i], fn));
 	fprintf(f, "\nC library time calls (--libc): timed = entry and return "
 		"probes, (counted) = entry only\n");
+	/* The entry program reads the clock before the probed instruction
+	 * is stepped, the return program after the return's trap. */
+	fprintf(f, "  AVG(+PROBE) includes the probes' own traps (~%.1f us per "
+		"return), not only the function's time\n", HIT_NS_RETURN / 1e3);
 	print_placement(f, m);
 	print_table(f, m, all, true);
 	if (m->nprocs > 1)
