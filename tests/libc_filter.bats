@@ -119,3 +119,24 @@ wait_probed() {
 	[ "$(jqr "$T/r.json" .libc_probes)" = systemwide ]
 	[ "$(jqr "$T/r.json" ".processes[] | select(.pid == $WL) | .libc.localtime.count")" -gt 0 ]
 }
+
+@test "attach --libc: past 64 processes the probes go system-wide, with one warning" {
+	cp "$TOOLS/misbehave" "$T/manyprobed"
+	pids=()
+	for _ in $(seq 70); do
+		"$T/manyprobed" sleep 30 -k 0 2>/dev/null &
+		pids+=($!)
+	done
+	for _ in $(seq 300); do
+		[ "$(pgrep -xc manyprobed)" -ge 70 ] && break
+		sleep 0.05
+	done
+	[ "$(pgrep -xc manyprobed)" -ge 70 ]
+	"$CT" attach -v --comm manyprobed -d 1 --libc --json -o "$T/r.json" 2>"$T/err"
+	kill "${pids[@]}" 2>/dev/null || true
+	cat "$T/err" >&2
+	[ "$(grep -c 'probes every process on this machine (more than 64 processes to probe one by one)' "$T/err")" -eq 1 ]
+	[ "$(jqr "$T/r.json" .libc_probes)" = systemwide ]
+	[ "$(jqr "$T/r.json" '.processes | length')" -eq 70 ]
+	[ "$(our_progs)" -eq 0 ]
+}
