@@ -29,13 +29,16 @@ median_cpu_ms() {
 	for _ in 1 2 3; do untraced_cpu_ms; done | sort -n | sed -n 2p
 }
 
-# A shell that waits for a line on fifo $T/go, then execs ARGS: attached
-# first, so that the exec'd program's every call is seen.
+# A shell (SH) that waits for a line on fifo $T/go, then execs ARGS:
+# attached first, so that the exec'd program's every call is seen.
 start_held() {
+	local sh=$1
+
+	shift
 	mkfifo "$T/go"
-	env -u TZ sh -c 'read x < "$0"; exec "$@"' "$T/go" "$@" 2>"$T/wl" &
+	env -u TZ $sh -c 'read x < "$0"; exec "$@"' "$T/go" "$@" 2>"$T/wl" &
 	WL=$!
-	wait_exec "$WL" sh
+	wait_exec "$WL" "${sh%% *}"
 }
 
 # Waits until clocktrace -v says pid $1 has its links.
@@ -48,7 +51,7 @@ wait_probed() {
 }
 
 @test "attach --libc: the target's exec'd image counted exactly, its late child marked incomplete" {
-	start_held "$TOOLS/tzloop" -m localtime -n 500 -c 2
+	start_held sh "$TOOLS/tzloop" -m localtime -n 500 -c 2
 	"$CT" attach -v -p "$WL" --libc --json -o "$T/r.json" 2>"$T/ct" &
 	CTP=$!
 	wait_probed "$WL"
@@ -70,6 +73,21 @@ wait_probed() {
 	[ "$(jqr "$T/r.json" '[.processes[] | select(.ppid == '"$root"') | .libc_complete == false] | all')" = true ]
 	[ "$(jqr "$T/r.json" '[.processes[] | select(.ppid == '"$root"') | .libc.localtime.count // 0] | max')" -le 500 ]
 	! grep -q "probes every process" "$T/ct"
+}
+
+@test "attach --libc: a static shell (no C library) that execs a dynamic program: every call seen" {
+	start_held "busybox sh" "$TOOLS/tzloop" -m localtime -n 400 -c 0
+	"$CT" attach -v -p "$WL" --libc --json -o "$T/r.json" 2>"$T/ct" &
+	CTP=$!
+	wait_probed "$WL"
+	echo go > "$T/go"
+	wait "$WL" || true
+	WL=
+	wait "$CTP"
+	CTP=
+	[ "$(workload_sum "$T/wl" localtime_calls)" -eq 400 ]
+	[ "$(jqr "$T/r.json" '.processes[0].libc.localtime.count')" -eq 400 ]
+	[ "$(jqr "$T/r.json" '.processes[0].libc_complete')" = true ]
 }
 
 @test "attach --libc: an untraced localtime loop is not slowed; run --libc slows it (measured)" {

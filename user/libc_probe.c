@@ -339,8 +339,6 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 		return;
 	for (size_t i = 0; i < ms.nlibc; i++) {
 		lib = probe_lib(lp, p->pid, ms.libc[i], late);
-		if (lib)
-			reach(lp, lib, p, p->running_since_ns != 0);
 		if (!lib || (p->running_since_ns &&
 			     lib->attached_ns > p->running_since_ns))
 			p->libc_late = true;
@@ -350,6 +348,13 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 			own_ns = lib->attached_ns;
 		}
 	}
+	/*
+	 * Every library probed so far, mapped yet or not: a process that
+	 * execs (a static shell running a dynamic program) maps it then, and
+	 * its links, made before, put the breakpoints in as it does.
+	 */
+	for (size_t i = 0; i < lp->nlibs; i++)
+		reach(lp, &lp->libs[i], p, p->running_since_ns != 0);
 	if (own)
 		set_libc(p, LIBC_PROBED, own);
 	else if (ms.nlibc)
