@@ -24,7 +24,6 @@ run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
 run_compare		full		run --compare: tz counts exact, syscall probes off and on again, CPU time at exit
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
-attach_libc		full		attach -p --libc: a running loop counted, probes per process from 6.6
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
 leftovers		small,full	no BPF program, map or link is left after clocktrace exits
 kernel_log		small,full	the kernel logged no warning, bug, lockup or stall
@@ -225,14 +224,13 @@ t_libc_localtime()
 }
 
 # Waits (up to 60 s: TCG) until the attach of pid $1 printed its first
-# interval report (to file $2, default at.json): by then its targets are in
-# the filter.  The reports go to stderr as they come (-o would rename the
-# whole file in at the end).
+# interval report: by then its targets are in the filter.  The reports go
+# to stderr as they come (-o would rename the whole file in at the end).
 wait_for_first_report()
 {
 	i=0
 	while [ $i -lt 600 ] && kill -0 "$1" 2>/dev/null; do
-		[ -s "${2:-$W/at.json}" ] && return 0
+		[ -s "$W/at.json" ] && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -271,30 +269,6 @@ t_attach_pid()
 			{ fail "pid $pid: ppid and stats $got, want $ppid $st"; return 1; }
 	done < "$W/at.wl"
 	[ "$(wl_sum "$W/at.wl" tz_stat)" -eq 200 ] || fail "workload made $(wl_sum "$W/at.wl" tz_stat), not 200"
-}
-
-# A running localtime loop: counted, with probes of its own from Linux 6.6
-# (uprobe-multi's pid filter) and on the library file before.
-t_attach_libc()
-{
-	env -u TZ "$TOOLS/tzloop" -q -m localtime -n 100000000 -c 0 \
-		> /dev/null 2>&1 &
-	wl=$!
-	"$CT" attach -p "$wl" --libc -d 3 --json -o "$W/al.json" 2> "$W/al.err"
-	st=$?
-	kill "$wl"
-	wait "$wl"
-	[ "$st" -eq 0 ] || fail "attach --libc failed" "$W/al.err" || return 1
-	got=$(jq --argjson p "$wl" '.processes[] | select(.pid == $p) |
-		.libc.localtime.count // 0' "$W/al.json")
-	[ "$got" -gt 0 ] || fail "no localtime call counted" "$W/al.json" ||
-		return 1
-	want=systemwide
-	case $(uname -r) in
-	6.[6-9]* | 6.[1-9][0-9]* | [7-9].*) want=per_process ;;
-	esac
-	[ "$(jq -r .libc_probes "$W/al.json")" = "$want" ] ||
-		fail "libc_probes is not $want" "$W/al.json"
 }
 
 t_doctor_agrees()
