@@ -187,8 +187,8 @@ static int link_multi(struct libc_lib *lib, struct bpf_program *prog,
 
 		/* A process that is gone (ESRCH) is no news. */
 		if (fd != -ESRCH)
-			warn("--libc: cannot attach %s to %s: %s",
-			     bpf_program__name(prog), shown, strerror(-fd));
+			ct_warn("--libc: cannot attach %s to %s: %s",
+				bpf_program__name(prog), shown, strerror(-fd));
 		free(shown);
 		return -1;
 	}
@@ -231,7 +231,7 @@ static int attach_classic(struct libc_lib *lib, struct tracer *t,
 			int err = errno;
 			char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 
-			warn("--libc: cannot attach %s to %s+0x%llx: %s",
+			ct_warn("--libc: cannot attach %s to %s+0x%llx: %s",
 			     bpf_program__name(prog), shown,
 			     (unsigned long long)set->offs[i], strerror(err));
 			free(shown);
@@ -371,7 +371,7 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose,
 		lib->link_fds[i] = -1;
 	lib->fd = -1;
 	if (!syms) {
-		warn("--libc: %s is not a readable ELF file (or it changed)",
+		ct_warn("--libc: %s is not a readable ELF file (or it changed)",
 		     shown);
 		free(shown);
 		return -1;

@@ -35,9 +35,8 @@ static const char *const libc_patterns[] = {
 
 static bool is_libc_name(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base_name(path);
 
-	base = base ? base + 1 : path;
 	for (size_t i = 0; i < ARRAY_SIZE(libc_patterns); i++)
 		if (!fnmatch(libc_patterns[i], base, 0))
 			return true;
@@ -92,11 +91,11 @@ static void note_run(struct libc_probe *lp, const struct libc_lib *lib)
 /* One line at start: what system-wide probes cost everyone else. */
 static void warn_systemwide(const char *why)
 {
-	warn("warning: --libc probes every process on this machine (%s): each "
-	     "call of tzset, localtime, mktime, strftime, ctime... in any "
-	     "process costs ~%.1f-%.1f us more while clocktrace runs", why,
-	     (HIT_NS_EMULATED + HIT_NS_RETURN) / 1e3,
-	     (HIT_NS_STEPPED + HIT_NS_RETURN) / 1e3);
+	ct_warn("warning: --libc probes every process on this machine (%s): "
+		"each call of tzset, localtime, mktime, strftime, ctime... in "
+		"any process costs ~%.1f-%.1f us more while clocktrace runs",
+		why, (HIT_NS_EMULATED + HIT_NS_RETURN) / 1e3,
+		(HIT_NS_STEPPED + HIT_NS_RETURN) / 1e3);
 }
 
 static void go_systemwide(struct libc_probe *lp)
@@ -356,9 +355,9 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 	for (size_t i = 0; i < lp->nlibs; i++)
 		reach(lp, &lp->libs[i], p, p->running_since_ns != 0);
 	if (own)
-		set_libc(p, LIBC_PROBED, own);
+		set_libc(p, LIBC_STATE_PROBED, own);
 	else if (ms.nlibc)
-		set_libc(p, LIBC_UNKNOWN, ms.libc[0]);
+		set_libc(p, LIBC_STATE_UNKNOWN, ms.libc[0]);
 	scan_free(&ms);
 }
 
@@ -398,8 +397,8 @@ void libc_probe_process(struct libc_probe *lp, struct tracer *t,
 	(void)t;	/* the one given at init */
 	/* At exec the loader has not mapped the libraries yet: see rescan. */
 	look_at(lp, p, true);
-	if (exe_is_dynamic(p->exe) == 0 && p->libc_state != LIBC_PROBED)
-		set_libc(p, LIBC_ABSENT, NULL);
+	if (exe_is_dynamic(p->exe) == 0 && p->libc_state != LIBC_STATE_PROBED)
+		set_libc(p, LIBC_STATE_ABSENT, NULL);
 }
 
 void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
@@ -412,7 +411,7 @@ void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
 		return;
 	lp->last_scan_ns = now;
 	for (size_t i = 0; i < m->nprocs; i++)
-		if (!m->procs[i].exited && m->procs[i].libc_state != LIBC_ABSENT)
+		if (!m->procs[i].exited && m->procs[i].libc_state != LIBC_STATE_ABSENT)
 			look_at(lp, &m->procs[i], true);
 }
 
@@ -421,14 +420,14 @@ static void settle_state(const struct libc_probe *lp, struct proc_model *p)
 {
 	int dynamic;
 
-	if (p->libc_state == LIBC_PROBED)
+	if (p->libc_state == LIBC_STATE_PROBED)
 		return;
 	dynamic = exe_is_dynamic(p->exe);
 	if (dynamic == 0) {
-		set_libc(p, LIBC_ABSENT, NULL);
+		set_libc(p, LIBC_STATE_ABSENT, NULL);
 	} else if (dynamic == 1 && lp->nlibs) {
 		/* Loaded by the system's loader: the default library. */
-		set_libc(p, LIBC_PROBED, lp->libs[0].path);
+		set_libc(p, LIBC_STATE_PROBED, lp->libs[0].path);
 	}
 }
 
