@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The time-API probes on one C library file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,7 @@
 
 enum link_slot { SLOT_ENTRY, SLOT_RETURN, SLOT_MAX };
 
-/* Offsets and cookies gathered for one program. */
-struct probe_set {
-	uint64_t offs[LIBC_FN_MAX];
-	uint64_t cookies[LIBC_FN_MAX];
-	uint32_t n;
-};
+#define probe_set libc_probe_set
 
 /*
  * CLOCKTRACE_LIBC_FIRST_INSN=1 keeps every probe on the first instruction:
@@ -178,21 +174,35 @@ enum libc_links libc_attach_links(struct tracer *t)
 	return LIBC_LINKS_CLASSIC;
 }
 
-static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
-			const struct probe_set *set, enum link_slot slot,
-			enum uprobe_link_kind kind)
+/* A link in process pid, or in all (pid 0): its fd, or -1. */
+static int link_multi(struct libc_lib *lib, struct bpf_program *prog,
+		      const struct probe_set *set, enum uprobe_link_kind kind,
+		      pid_t pid)
 {
 	int fd = uprobe_multi_attach(bpf_program__fd(prog), lib->attach_path,
-				     set->offs, set->cookies, set->n, kind);
+				     set->offs, set->cookies, set->n, kind, pid);
 
 	if (fd < 0) {
 		char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 
-		ct_warn("--libc: cannot attach %s to %s: %s",
-		     bpf_program__name(prog), shown, strerror(-fd));
+		/* A process that is gone (ESRCH) is no news. */
+		if (fd != -ESRCH)
+			ct_warn("--libc: cannot attach %s to %s: %s",
+				bpf_program__name(prog), shown, strerror(-fd));
 		free(shown);
 		return -1;
 	}
+	return fd;
+}
+
+static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
+			const struct probe_set *set, enum link_slot slot,
+			enum uprobe_link_kind kind)
+{
+	int fd = link_multi(lib, prog, set, kind, 0);
+
+	if (fd < 0)
+		return -1;
 	lib->link_fds[slot] = fd;
 	return 0;
 }
@@ -269,7 +279,86 @@ static struct elf_syms *load_pinned(struct libc_lib *lib)
 	return syms;
 }
 
-int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
+/*
+ * The links of one process: a session link, or an entry and a return
+ * link, each reaching pid only.  fds[] gets them (-1: none).
+ */
+static int link_process(struct libc_lib *lib, struct tracer *t, pid_t pid,
+			int fds[SLOT_MAX])
+{
+	struct clocktrace_bpf *skel = t->skel;
+	int ok = 0;
+
+	fds[SLOT_ENTRY] = fds[SLOT_RETURN] = -1;
+	if (libc_attach_links(t) == LIBC_LINKS_SESSION) {
+		if (lib->sets[SLOT_ENTRY].n)
+			fds[SLOT_ENTRY] = link_multi(lib,
+				skel->progs.libc_session, &lib->sets[SLOT_ENTRY],
+				UPROBE_LINK_SESSION, pid);
+		return fds[SLOT_ENTRY] < 0 ? -1 : 0;
+	}
+	if (lib->sets[SLOT_ENTRY].n)
+		fds[SLOT_ENTRY] = link_multi(lib, skel->progs.libc_entry,
+					     &lib->sets[SLOT_ENTRY],
+					     UPROBE_LINK_ENTRY, pid);
+	if (fds[SLOT_ENTRY] >= 0 && lib->sets[SLOT_RETURN].n)
+		fds[SLOT_RETURN] = link_multi(lib, skel->progs.libc_return,
+					      &lib->sets[SLOT_RETURN],
+					      UPROBE_LINK_RETURN, pid);
+	/* An entry without its return would leave every call open. */
+	if (fds[SLOT_ENTRY] >= 0 && lib->sets[SLOT_RETURN].n &&
+	    fds[SLOT_RETURN] < 0) {
+		close(fds[SLOT_ENTRY]);
+		fds[SLOT_ENTRY] = -1;
+	}
+	ok = fds[SLOT_ENTRY] >= 0;
+	return ok ? 0 : -1;
+}
+
+bool libc_lib_reaches(const struct libc_lib *lib, pid_t pid)
+{
+	if (lib->systemwide)
+		return true;
+	for (size_t i = 0; i < lib->nprocs; i++)
+		if (lib->procs[i] == pid)
+			return true;
+	return false;
+}
+
+int libc_lib_reach(struct libc_lib *lib, struct tracer *t, pid_t pid)
+{
+	int fds[SLOT_MAX];
+
+	int err;
+
+	if (libc_lib_reaches(lib, pid))
+		return 0;
+	err = link_process(lib, t, pid, fds);
+	/* Noted even when it failed: tried once, not at every rescan. */
+	lib->procs = xrealloc(lib->procs, lib->nprocs + 1, sizeof(*lib->procs));
+	lib->proc_fds = xrealloc(lib->proc_fds, (lib->nprocs + 1) * SLOT_MAX,
+				 sizeof(*lib->proc_fds));
+	memcpy(&lib->proc_fds[lib->nprocs * SLOT_MAX], fds, sizeof(fds));
+	lib->procs[lib->nprocs++] = pid;
+	return err;
+}
+
+/* The per-process links stay: closing them now would cost more. */
+int libc_lib_reach_all(struct libc_lib *lib, struct tracer *t)
+{
+	int fds[SLOT_MAX];
+
+	if (lib->systemwide)
+		return 0;
+	if (link_process(lib, t, 0, fds))
+		return -1;
+	memcpy(lib->link_fds, fds, sizeof(fds));
+	lib->systemwide = true;
+	return 0;
+}
+
+int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose,
+		    bool systemwide)
 {
 	struct probe_set sets[SLOT_MAX] = {};
 	struct elf_syms *syms = load_pinned(lib);
@@ -280,6 +369,7 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 
 	for (int i = 0; i < SLOT_MAX; i++)
 		lib->link_fds[i] = -1;
+	lib->fd = -1;
 	if (!syms) {
 		ct_warn("--libc: %s is not a readable ELF file (or it changed)",
 		     shown);
@@ -287,8 +377,15 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 		return -1;
 	}
 	plan(lib, syms, sets);
+	memcpy(lib->sets, sets, sizeof(sets));
 	links = libc_attach_links(t);
-	if (links == LIBC_LINKS_SESSION) {
+	if (!systemwide) {
+		/* Kept for libc_lib_reach, with the file: nothing traps yet. */
+		lib->fd = fcntl(elf_syms_fd(syms), F_DUPFD_CLOEXEC, 0);
+		snprintf(lib->attach_path, sizeof(lib->attach_path),
+			 "/proc/self/fd/%d", lib->fd);
+		ok = sets[SLOT_ENTRY].n > 0 && lib->fd >= 0;
+	} else if (links == LIBC_LINKS_SESSION) {
 		/* Its entry asks for the return when it needs one. */
 		if (sets[SLOT_ENTRY].n &&
 		    !attach_multi(lib, t->skel->progs.libc_session,
@@ -313,6 +410,16 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 void libc_lib_detach(struct libc_lib *lib)
 {
 	uprobe_multi_close_all(lib->link_fds, SLOT_MAX);
+	if (lib->nprocs)
+		uprobe_multi_close_all(lib->proc_fds, lib->nprocs * SLOT_MAX);
+	free(lib->procs);
+	free(lib->proc_fds);
+	if (lib->fd >= 0)
+		close(lib->fd);
+	lib->fd = -1;
+	lib->procs = NULL;
+	lib->proc_fds = NULL;
+	lib->nprocs = 0;
 	for (size_t i = 0; i < lib->nlinks; i++)
 		bpf_link__destroy(lib->links[i]);
 	free(lib->links);

@@ -18,6 +18,13 @@ struct bpf_link;
 
 #define LIBC_LINK_SLOTS 2
 
+/* Offsets and cookies of one program's probes in a library. */
+struct libc_probe_set {
+	uint64_t offs[LIBC_FN_MAX];
+	uint64_t cookies[LIBC_FN_MAX];
+	uint32_t n;
+};
+
 struct libc_lib {
 	dev_t dev;
 	ino_t ino;
@@ -28,6 +35,13 @@ struct libc_lib {
 	size_t nlinks;
 	uint8_t probe[LIBC_FN_MAX];	/* LIBC_PROBE_* */
 	uint64_t attached_ns;		/* CLOCK_MONOTONIC: calls seen from then */
+	/* Per-process links (uprobe-multi with a pid): */
+	struct libc_probe_set sets[LIBC_LINK_SLOTS];	/* planned, kept */
+	pid_t *procs;			/* the processes they reach */
+	size_t nprocs;
+	int *proc_fds;			/* LIBC_LINK_SLOTS per process, or -1 */
+	int fd;				/* the file, for per-process links later */
+	bool systemwide;		/* link_fds reach every process */
 };
 
 struct clocktrace_bpf;
@@ -39,8 +53,19 @@ struct clocktrace_bpf;
 void libc_attach_prepare(struct clocktrace_bpf *skel, bool libc);
 /* The kind of links the loaded programs were prepared for. */
 enum libc_links libc_attach_links(struct tracer *t);
-/* Attaches every probe of lib->path; 0 when at least one is in place. */
-int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose);
+/*
+ * Attaches every probe of lib->path, in every process (systemwide), or
+ * plans them for libc_lib_reach; 0 when at least one is (to be) in place.
+ */
+int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose,
+		    bool systemwide);
+/*
+ * Links of uprobe-multi kind (libc_attach_links) only: the probes in
+ * process pid alone; in every process (once).  0 or -1.
+ */
+int libc_lib_reach(struct libc_lib *lib, struct tracer *t, pid_t pid);
+int libc_lib_reach_all(struct libc_lib *lib, struct tracer *t);
+bool libc_lib_reaches(const struct libc_lib *lib, pid_t pid);
 /* Closes what is still open (see libc_probe_close for the fast path). */
 void libc_lib_detach(struct libc_lib *lib);
 

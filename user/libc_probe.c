@@ -21,6 +21,12 @@
 
 #define MAPS_MAX	(4 << 20)
 #define RESCAN_NS	(250 * 1000000ULL)
+/*
+ * Processes given links of their own (each: one or two links, ~13 ms to
+ * attach and ~30 ms to detach here, and a longer list of consumers the
+ * kernel walks at each hit); past it, one set of system-wide links.
+ */
+#define LIBC_REACH_MAX	64
 
 /* glibc, old glibc, musl (whose loader is its libc). */
 static const char *const libc_patterns[] = {
@@ -82,6 +88,58 @@ static void note_run(struct libc_probe *lp, const struct libc_lib *lib)
 	lp->run.libs++;
 }
 
+/* One line at start: what system-wide probes cost everyone else. */
+static void warn_systemwide(const char *why)
+{
+	ct_warn("warning: --libc probes every process on this machine (%s): "
+		"each call of tzset, localtime, mktime, strftime, ctime... in "
+		"any process costs ~%.1f-%.1f us more while clocktrace runs",
+		why, (HIT_NS_EMULATED + HIT_NS_RETURN) / 1e3,
+		(HIT_NS_STEPPED + HIT_NS_RETURN) / 1e3);
+}
+
+static void go_systemwide(struct libc_probe *lp)
+{
+	char why[80];
+
+	if (lp->run.systemwide)
+		return;
+	snprintf(why, sizeof(why), "more than %d processes to probe one by "
+		 "one", LIBC_REACH_MAX);
+	warn_systemwide(why);
+	lp->run.systemwide = true;
+	for (size_t i = 0; i < lp->nlibs; i++)
+		libc_lib_reach_all(&lp->libs[i], lp->tracer);
+}
+
+/* Links of p's own; its counts miss what it did before (late). */
+static void reach(struct libc_probe *lp, struct libc_lib *lib,
+		  struct proc_model *p, bool late)
+{
+	if (!lp->per_process || libc_lib_reaches(lib, p->pid))
+		return;
+	if (lp->reached >= LIBC_REACH_MAX)
+		go_systemwide(lp);
+	if (lp->run.systemwide)
+		return;
+	lp->reached++;
+	if (libc_lib_reach(lib, lp->tracer, p->pid)) {
+		p->libc_late = true;
+		return;
+	}
+	p->libc_late |= late;
+	if (lp->verbose)
+		fprintf(stderr, "clocktrace: --libc: pid %d probed (links of "
+			"its own)\n", p->pid);
+}
+
+void libc_probe_fork(struct libc_probe *lp, struct proc_model *child)
+{
+	for (size_t i = 0; lp->per_process && i < lp->nlibs; i++)
+		if (libc_lib_reaches(&lp->libs[i], child->ppid))
+			reach(lp, &lp->libs[i], child, true);
+}
+
 /* Probes the library at path (of pid's namespace) once; NULL on failure. */
 static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
 				  const char *path, bool late)
@@ -104,7 +162,8 @@ static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
 	lib->dev = st.st_dev;
 	lib->ino = st.st_ino;
 	lib->path = here;
-	if (libc_lib_attach(lib, lp->tracer, lp->verbose)) {
+	if (libc_lib_attach(lib, lp->tracer, lp->verbose,
+			    !lp->per_process || lp->run.systemwide)) {
 		libc_lib_detach(lib);
 		return NULL;
 	}
@@ -288,6 +347,13 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 			own_ns = lib->attached_ns;
 		}
 	}
+	/*
+	 * Every library probed so far, mapped yet or not: a process that
+	 * execs (a static shell running a dynamic program) maps it then, and
+	 * its links, made before, put the breakpoints in as it does.
+	 */
+	for (size_t i = 0; i < lp->nlibs; i++)
+		reach(lp, &lp->libs[i], p, p->running_since_ns != 0);
 	if (own)
 		set_libc(p, LIBC_STATE_PROBED, own);
 	else if (ms.nlibc)
@@ -300,7 +366,8 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
  * Before PROG runs: the C library we map ourselves is the one a dynamic
  * program of this system loads, unless it asks for another.
  */
-void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose)
+void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose,
+		     bool per_process)
 {
 	struct maps_scan ms;
 
@@ -308,6 +375,15 @@ void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose)
 	lp->verbose = verbose;
 	lp->tracer = t;
 	lp->run.links = libc_attach_links(t);
+	lp->per_process = per_process && !getenv("CLOCKTRACE_NO_LIBC_FILTER") &&
+			  lp->run.links != LIBC_LINKS_CLASSIC;
+	lp->run.systemwide = !lp->per_process;
+	if (!lp->per_process)
+		warn_systemwide(!per_process ? "run and top probe the library "
+				"file; attach probes its targets only" :
+				lp->run.links == LIBC_LINKS_CLASSIC ?
+				"this kernel has no uprobe-multi links" :
+				"CLOCKTRACE_NO_LIBC_FILTER is set");
 	if (scan_maps(lp, getpid(), &ms))
 		return;
 	if (ms.nlibc)
@@ -366,16 +442,26 @@ void libc_probe_finish(struct libc_probe *lp, struct model *m)
 
 void libc_probe_close(struct libc_probe *lp)
 {
-	size_t nfds = lp->nlibs * LIBC_LINK_SLOTS;
-	int *fds = xcalloc(nfds ? nfds : 1, sizeof(*fds));
+	size_t nfds = 0, k = 0;
+	int *fds;
 	uint64_t t0 = now_ns();
 
-	/* Every library's links together: their detach waits overlap. */
 	for (size_t i = 0; i < lp->nlibs; i++)
+		nfds += (lp->libs[i].nprocs + 1) * LIBC_LINK_SLOTS;
+	fds = xcalloc(nfds ? nfds : 1, sizeof(*fds));
+	/* Every link of every library together: their detach waits overlap. */
+	for (size_t i = 0; i < lp->nlibs; i++) {
+		struct libc_lib *lib = &lp->libs[i];
+
 		for (int j = 0; j < LIBC_LINK_SLOTS; j++) {
-			fds[i * LIBC_LINK_SLOTS + j] = lp->libs[i].link_fds[j];
-			lp->libs[i].link_fds[j] = -1;
+			fds[k++] = lib->link_fds[j];
+			lib->link_fds[j] = -1;
 		}
+		for (size_t j = 0; j < lib->nprocs * LIBC_LINK_SLOTS; j++) {
+			fds[k++] = lib->proc_fds[j];
+			lib->proc_fds[j] = -1;
+		}
+	}
 	uprobe_multi_close_all(fds, nfds);
 	free(fds);
 	for (size_t i = 0; i < lp->nlibs; i++)

@@ -92,6 +92,8 @@ static void json_libc_fn(struct json *j, const struct model *m,
 		json_str(j, "probe_insn", probe & LIBC_PROBE_STEPPED ?
 			 "single-stepped" : "emulated");
 		json_u64(j, "total_ns", s->lat.total_ns);
+		/* total_ns, min_ns, max_ns, hist: probe traps included. */
+		json_bool(j, "latency_includes_probe", true);
 		json_u64(j, "min_ns", s->lat.count ? s->lat.min_ns : 0);
 		json_u64(j, "max_ns", s->lat.max_ns);
 		json_hist(j, s->lat.hist);
@@ -326,6 +328,10 @@ void report_json_compare(FILE *f, const struct model *m,
 		json_obj_end(&j);
 	}
 	json_str(&j, "clocksource", m->clocksource);
+	if (m->libc_enabled)
+		/* Whether --libc's probes trapped in other processes too. */
+		json_str(&j, "libc_probes", m->libc.systemwide ? "systemwide" :
+							       "per_process");
 	json_kernel(&j, &m->kernel);
 	json_u64(&j, "events", model_events(m));
 	json_losses(&j, m);

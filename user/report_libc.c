@@ -7,21 +7,6 @@
 #include "report.h"
 #include "util.h"
 
-/*
- * Cost of one probe hit on the reference VM (Linux 6.18, 2 vCPUs, uprobe
- * session link), measured as the time tools/tzloop -n 100000 -c 0 -m MODE
- * adds under `clocktrace run --libc`, median of 5 runs interleaved with
- * untraced ones, per call:
- * - an entry on an instruction the kernel emulates: -m clock (count-only
- *   clock_gettime, probe on its `je`): 1.4 us;
- * - a return: -m localtime_r, entry and return on its emulated `jmp`:
- *   3.1 us, so 1.6 us for the return;
- * - a single-stepped entry: -m tzset adds 9.5 us, of which 1.5 us is the
- *   kernel side's own (its stat, without --libc) and 1.6 us the return.
- */
-#define HIT_NS_EMULATED	1400
-#define HIT_NS_STEPPED	6400
-#define HIT_NS_RETURN	1600
 
 #define TOP_CALLERS	5
 #define TOP_PROCS	3
@@ -75,7 +60,7 @@ static void print_row(FILE *f, const struct model *m, uint32_t fn,
 		fmt_duration(avg, sizeof(avg), (double)s->lat.total_ns / s->calls);
 	else
 		snprintf(avg, sizeof(avg), "(counted)");
-	fprintf(f, "  %-14s %12s %10s %12s %8.2f %14s %8s\n", libc_fn_name(fn),
+	fprintf(f, "  %-14s %12s %11s %12s %8.2f %14s %8s\n", libc_fn_name(fn),
 		fmt_count(calls, sizeof(calls), s->calls), avg,
 		fmt_count(tz, sizeof(tz), s->tz_accesses),
 		(double)s->tz_accesses / s->calls,
@@ -85,8 +70,8 @@ static void print_row(FILE *f, const struct model *m, uint32_t fn,
 static void print_table(FILE *f, const struct model *m,
 			const struct libc_stats *stats, bool all)
 {
-	fprintf(f, "  %-14s %12s %10s %12s %8s %14s %8s\n", "FUNCTION", "CALLS",
-		"AVG", "TZ ACCESSES", "PER CALL", "CLOCK SYSCALLS",
+	fprintf(f, "  %-14s %12s %11s %12s %8s %14s %8s\n", "FUNCTION", "CALLS",
+		"AVG(+PROBE)", "TZ ACCESSES", "PER CALL", "CLOCK SYSCALLS",
 		"KERNEL");
 	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++)
 		print_row(f, m, fn, &stats[fn], all);
@@ -236,9 +221,11 @@ static void print_placement(FILE *f, const struct model *m)
 {
 	bool any = false;
 
-	fprintf(f, "  %u librar%s probed with %s", m->libc.libs,
+	fprintf(f, "  %u librar%s probed with %s%s", m->libc.libs,
 		m->libc.libs == 1 ? "y" : "ies",
-		libc_links_name(m->libc.links));
+		libc_links_name(m->libc.links), m->libc.systemwide ?
+		", trapping in every process on the machine" :
+		" of each traced process (nothing else traps)");
 	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
 		if (!(m->libc.probe[fn] & LIBC_PROBE_STEPPED))
 			continue;
@@ -264,6 +251,10 @@ void report_libc_text(FILE *f, const struct model *m)
 			sum_stats(&all[fn], proc_libc(&m->procs[i], fn));
 	fprintf(f, "\nC library time calls (--libc): timed = entry and return "
 		"probes, (counted) = entry only\n");
+	/* The entry program reads the clock before the probed instruction
+	 * is stepped, the return program after the return's trap. */
+	fprintf(f, "  AVG(+PROBE) includes the probes' own traps (~%.1f us per "
+		"return), not only the function's time\n", HIT_NS_RETURN / 1e3);
 	print_placement(f, m);
 	print_table(f, m, all, true);
 	if (m->nprocs > 1)

@@ -121,6 +121,8 @@ static void on_event(void *ctx, const struct event *e)
 	case EVENT_FORK:
 		p->ppid = e->ppid;
 		p->running_since_ns = e->ts_ns;
+		if (s->opts.libc)
+			libc_probe_fork(&s->libc, p);
 		parent = model_find(&s->model, e->ppid);
 		if (!parent)
 			break;
@@ -226,7 +228,8 @@ int session_setup(struct session *s)
 	if (session_watch_fd(s, tracer_ring_fd(&s->tracer)) || session_watch_fd(s, s->sigfd))
 		return -1;
 	if (s->opts.libc)
-		libc_probe_init(&s->libc, &s->tracer, s->opts.verbose);
+		libc_probe_init(&s->libc, &s->tracer, s->opts.verbose,
+				s->opts.mode == MODE_ATTACH);
 	if (s->opts.lang)
 		lang_probe_init(&s->lang, &s->tracer, s->opts.verbose);
 	s->model.mode = mode_name(s->opts.mode);

@@ -40,7 +40,7 @@ static int link_create(const struct uprobe_multi_attr *attr)
 
 int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
 			const uint64_t *cookies, uint32_t cnt,
-			enum uprobe_link_kind kind)
+			enum uprobe_link_kind kind, pid_t pid)
 {
 	struct uprobe_multi_attr attr;
 
@@ -53,6 +53,7 @@ int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
 	attr.cookies = (uintptr_t)cookies;
 	attr.cnt = cnt;
 	attr.multi_flags = kind == UPROBE_LINK_RETURN ? UPROBE_MULTI_F_RETURN : 0;
+	attr.pid = (uint32_t)pid;
 	return link_create(&attr);
 }
 
@@ -87,7 +88,7 @@ int uprobe_multi_try(enum uprobe_link_kind kind, const char **step)
 	if (prog < 0)
 		return -errno;
 	*step = "link create";
-	link = uprobe_multi_attach(prog, missing, &offset, NULL, 1, kind);
+	link = uprobe_multi_attach(prog, missing, &offset, NULL, 1, kind, 0);
 	if (link >= 0)
 		close(link);
 	close(prog);

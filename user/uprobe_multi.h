@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* From Linux's uapi bpf.h, newer than the headers we build against. */
 #define UPROBE_MULTI_ATTACH_TYPE	48	/* BPF_TRACE_UPROBE_MULTI */
@@ -39,12 +40,14 @@ int uprobe_multi_try(enum uprobe_link_kind kind, const char **step);
 /*
  * Attaches prog_fd (loaded with expected attach type
  * UPROBE_MULTI_ATTACH_TYPE, or UPROBE_SESSION_ATTACH_TYPE for a session)
- * at cnt file offsets of path, for every process (pid filter none).
+ * at cnt file offsets of path, for every process (pid 0), or for process
+ * pid only: the kernel then writes its breakpoints into that process's
+ * memory alone, and other processes mapping the file never trap.
  * Returns the link fd, or -errno.  Close it to detach.
  */
 int uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
 			const uint64_t *cookies, uint32_t cnt,
-			enum uprobe_link_kind kind);
+			enum uprobe_link_kind kind, pid_t pid);
 
 /*
  * Closes every link fd >= 0 of fds at once and sets it to -1.  Each
