@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "attach_mode.h"
+
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
@@ -40,6 +42,7 @@ struct env {
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;
+	enum attach_mode attach;	/* --attach auto|tracepoint|fentry */
 	const char *html;		/* --html FILE: the report as a web page */
 	bool compare;			/* run --compare */
 	const char *fix[8];		/* --fix NAME=VALUE, COMPARE_FIX_MAX */

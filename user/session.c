@@ -203,6 +203,7 @@ static void note_kernel(struct kernel_run *k, const struct tracer *t)
 	if (!uname(&u))
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
 	k->features = t->features;
+	k->attach = t->attach;
 }
 
 int session_setup(struct session *s)
@@ -217,6 +218,7 @@ int session_setup(struct session *s)
 		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
 		.cgroup_ids = s->env.cgroup_ids,
 		.ncgroup_ids = s->env.ncgroup_ids,
+		.attach = s->env.attach,
 		.on_event = on_event,
 		.ctx = s,
 	};

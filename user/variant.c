@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "attach_mode.h"
 #include "clocktrace.skel.h"
 #include "util.h"
 #include "variant.h"
@@ -148,6 +149,8 @@ void variant_apply(struct clocktrace_bpf *skel, const struct bpf_features *bf,
 	bpf_program__set_autoload(skel->progs.sys_exit_nocas, !cas);
 	bpf_program__set_autoload(skel->progs.sched_exec, loop);
 	bpf_program__set_autoload(skel->progs.sched_exec_bounded, !loop);
+	/* The tracer may switch to fentry; nothing else loads those. */
+	attach_mode_apply(skel, NULL, ATTACH_TRACEPOINT, bf);
 }
 
 void variant_tracepoints(struct clocktrace_bpf *skel,
