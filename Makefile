@@ -70,7 +70,7 @@ UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
 .PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench \
-	vmlinux vmlinux-image workloads vmtest vmtest-readme
+	vmlinux vmlinux-image workloads vmtest vmtest-readme vmtest-cost
 
 include tools/Makefile.workloads
 
@@ -184,6 +184,10 @@ vmtest: all
 # The README's table of tested kernels, from the last make vmtest.
 vmtest-readme:
 	$(Q)tools/vmtest/table.sh README.md
+
+# What each --attach mode adds to untraced syscalls, from the last make vmtest.
+vmtest-cost:
+	$(Q)tools/vmtest/cost.sh
 
 # The seeds' reproducer as it is and with the fix, compared; the report
 # also as a web page.

@@ -8,7 +8,7 @@
 # e.g. x86_64:bookworm:linux-image-6.1.0-*-cloud-amd64-unsigned:full.
 # Environment: VMTEST_DIR (build/vmtest: downloads, initramfs),
 # VMTEST_RESULTS (its results/: logs, TAP), VMTEST_TIMEOUT (seconds per
-# guest, 240), VMTEST_JOBS (guests at once, half the CPUs),
+# guest, 480), VMTEST_JOBS (guests at once, half the CPUs),
 # VMTEST_BINDIR_<ARCH> (where that architecture's clocktrace and tools/ are;
 # x86_64: the tree itself).
 set -u
@@ -18,7 +18,7 @@ top=$(cd "$here/../.." && pwd)
 export VMTEST_DIR=${VMTEST_DIR:-$top/build/vmtest}
 mkdir -p "$VMTEST_DIR"
 VMTEST_DIR=$(cd "$VMTEST_DIR" && pwd)
-timeout=${VMTEST_TIMEOUT:-240}
+timeout=${VMTEST_TIMEOUT:-480}
 # TCG runs a guest's two vCPUs on two host threads.
 jobs=${VMTEST_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
 results=${VMTEST_RESULTS:-$VMTEST_DIR/results}
@@ -82,6 +82,10 @@ prepare_arch()
 	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/bpfobjs.$$" \
 		"$here/bpfobjs.c" || return 1
 	mv -f "$VMTEST_DIR/$arch/bpfobjs.$$" "$VMTEST_DIR/$arch/bpfobjs"
+	# The untraced syscall loop of the unrelated_cost test.
+	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/sysloop.$$" \
+		"$top/tools/bench/sysloop.c" || return 1
+	mv -f "$VMTEST_DIR/$arch/sysloop.$$" "$VMTEST_DIR/$arch/sysloop"
 	"$here/initramfs.sh" "$arch" "$(bindir "$arch")" "$VMTEST_DIR/$arch/initrd.cpio.gz"
 }
 

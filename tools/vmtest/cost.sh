@@ -1,0 +1,46 @@
+#!/bin/sh
+# The cost of each attach mode to syscalls clocktrace does not count, from
+# the last make vmtest (build/vmtest/results): per kernel, the least CPU
+# time per getppid of an untraced loop with no tracer, with clocktrace on
+# the raw syscall tracepoints, and on fentry (tests/vm/guest-tests.sh,
+# unrelated_cost), and what `clocktrace run -- true` took in each mode.
+# The guests run under TCG, which emulates every instruction: absolute
+# nanoseconds are many times a real machine's; the ratios carry.
+#   cost.sh        prints the table (make vmtest-cost)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+results=${VMTEST_DIR:-$top/build/vmtest}/results
+
+ls "$results"/*.info > /dev/null 2>&1 || {
+	echo "cost.sh: no results in $results: run make vmtest first" >&2
+	exit 1
+}
+
+echo "getppid in an untraced process while clocktrace traces another (qemu TCG: emulated ns)"
+printf '%-30s %-7s %8s %16s %16s %14s\n' KERNEL ARCH "BARE ns" "TRACEPOINT ns" \
+	"FENTRY ns" "RUN true TP/FE"
+for info in "$results"/*.info; do
+	awk -v id="$(basename "$info" .info)" '
+	$1 == "release" { rel = $2 }
+	$1 == "machine" { mach = $2 }
+	$1 == "run_true_ms" { run[$2] = $3 }
+	$1 == "unrelated_cost" {
+		for (i = 3; i <= NF; i++) {
+			split($i, kv, "=")
+			v[kv[1]] = kv[2]
+		}
+		have = 1
+	}
+	END {
+		if (!have) {
+			printf "%-30s %-7s %s\n", rel, mach, "(not measured)"
+			exit
+		}
+		b = v["bare_ns"]; t = v["tracepoint_ns"]; f = v["fentry_ns"]
+		printf "%-30s %-7s %8.1f %7.1f (%+5.1f%%) %7.1f (%+5.1f%%) %6s/%s ms\n",
+			rel, mach, b, t, (t / b - 1) * 100, f, (f / b - 1) * 100,
+			run["tracepoint"], run["fentry"]
+	}' "$info"
+done
