@@ -119,10 +119,12 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c $(PURE_OBJS) $(OUT)/btf_vmlinux.o
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@
 
-$(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
+# user/variant.c reads the kernel's BTF through user/btf_vmlinux.c.
+$(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) $(OUT)/btf_vmlinux.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ -lcmocka \
+		$(LDLIBS) -o $@
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
