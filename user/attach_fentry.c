@@ -157,7 +157,7 @@ static int set_links(struct clocktrace_bpf *skel, struct bpf_link **links,
 		if (!is_fentry(p) && !is_fexit(p))
 			continue;
 		if (i >= FENTRY_LINKS_MAX) {
-			warn("more fentry programs than FENTRY_LINKS_MAX");
+			ct_warn("more fentry programs than FENTRY_LINKS_MAX");
 			return -1;
 		}
 		if (is_fexit(p) != exits || !bpf_program__autoload(p)) {
@@ -170,7 +170,7 @@ static int set_links(struct clocktrace_bpf *skel, struct bpf_link **links,
 		} else if (!links[i]) {
 			links[i] = bpf_program__attach(p);
 			if (!links[i]) {
-				warn("cannot attach %s to %s: %s",
+				ct_warn("cannot attach %s to %s: %s",
 				     bpf_program__name(p), target_of(p),
 				     strerror(errno));
 				return -1;
