@@ -63,14 +63,15 @@ USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # that the unit tests link against.
 IMPURE		:= main tracer collect session run run_compare attach top launch \
 		   libc_probe privs lang_probe exporter \
-		   btf_vmlinux variant doctor kfeatures version libc_attach callsite uprobe_multi
+		   btf_vmlinux variant doctor kfeatures version libc_attach callsite uprobe_multi \
+		   attach_fentry
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
 .PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench soak \
-	vmlinux vmlinux-image workloads vmtest vmtest-readme
+	vmlinux vmlinux-image workloads vmtest vmtest-readme vmtest-cost
 
 include tools/Makefile.workloads
 
@@ -186,6 +187,10 @@ vmtest: all
 # The README's table of tested kernels, from the last make vmtest.
 vmtest-readme:
 	$(Q)tools/vmtest/table.sh README.md
+
+# What each --attach mode adds to untraced syscalls, from the last make vmtest.
+vmtest-cost:
+	$(Q)tools/vmtest/cost.sh
 
 # The seeds' reproducer as it is and with the fix, compared; the report
 # also as a web page.

@@ -570,15 +570,18 @@ static __always_inline void forget_thread(struct task_struct *p)
 
 #include "lang.bpf.h"
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+/*
+ * A counted syscall begins: shared by the raw tracepoint, which sees every
+ * syscall, and the fentry programs (fentry.bpf.h), which see only theirs.
+ */
+static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 {
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
 	__u32 tgid;
 
-	/* Every syscall on the machine comes here: no helper call until the
-	 * switch has said this one matters. */
+	/* From the raw tracepoint every syscall on the machine comes here:
+	 * no helper call until the switch has said this one matters. */
 	if (kind < 0 || compat_syscall(has_task_storage))
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
@@ -598,6 +601,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		ts->path_seen = read_path_at_entry(tgid, ts->sys_arg);
 	ts->sys_start_ns = bpf_ktime_get_ns();
 	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+{
+	return on_sys_enter(regs, nr);
 }
 
 static __always_inline void attribute_to_libc(struct thread_state *ts,
@@ -961,3 +970,4 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 }
 
 #include "libc.bpf.h"
+#include "fentry.bpf.h"

@@ -17,7 +17,7 @@ our_progs() {
 	local ours held n
 	for _ in 1 2 3 4 5; do
 		ours=$(bpftool prog show -j 2>/dev/null | jq -r '.[] |
-			select(.name | test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session|libc_old_[a-z_]*|libc_return_old|ruby_entry|python_line|lang_return)$")) | .id' | sort -u)
+			select(.name | test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session|libc_old_[a-z_]*|libc_return_old|ruby_entry|python_line|lang_return|fentry_[a-z0-9_]*|fexit_[a-z0-9_]*|fexitnc_[a-z0-9_]*)$")) | .id' | sort -u)
 		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u)
 		n=$(comm -23 <(echo "$ours" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
 		# A program whose holder just exited is freed after an RCU grace period.

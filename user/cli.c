@@ -29,7 +29,7 @@ enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_HTML, OPT_COMPARE,
 	OPT_FIX, OPT_REPEAT, OPT_LISTEN, OPT_METRICS_BY, OPT_CGROUP, OPT_UNIT,
-	OPT_BY, OPT_CPU,
+	OPT_BY, OPT_CPU, OPT_ATTACH,
 };
 
 /*
@@ -119,6 +119,9 @@ static const struct option_doc docs[] = {
 	  "processes traced at once (run: exited ones too; default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
 	  "ring buffer for process events, power of 2 (default 1024)" },
+	{ { "attach", required_argument, NULL, OPT_ATTACH }, M_ALL, "MODE",
+	  "where syscalls are seen: auto (default: fentry if the kernel "
+	  "allows it), tracepoint or fentry" },
 	{ { "verbose", no_argument, NULL, 'v' }, M_ALL, NULL,
 	  "say more, including libbpf's messages" },
 	{ { "help", no_argument, NULL, 'h' }, M_ALL | M_BENCH | M_DOCTOR, NULL,
@@ -446,6 +449,11 @@ static int parse_one(struct opts *opts, int c, const char *arg)
 		return 0;
 	case OPT_PER_PROCESS:
 		opts->per_process = true;
+		return 0;
+	case OPT_ATTACH:
+		if (attach_mode_parse(arg, &opts->attach))
+			return bad(mode, "--attach is auto, tracepoint or fentry",
+				   arg);
 		return 0;
 	case OPT_LIBC:
 		opts->libc = true;

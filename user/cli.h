@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "attach_mode.h"
+
 struct cgroup_target;
 
 enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP, MODE_BENCH, MODE_DOCTOR };
@@ -48,6 +50,7 @@ struct opts {
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;
+	enum attach_mode attach;	/* --attach auto|tracepoint|fentry */
 	const char *html;		/* --html FILE: the report as a web page */
 	bool compare;			/* run --compare */
 	const char *fix[8];		/* --fix NAME=VALUE, COMPARE_FIX_MAX */

@@ -118,7 +118,8 @@ static void check_bpf(struct checks *c, const struct kernel_features *kf)
 		     "(~0.1 s each to detach)");
 	/* Not needed: reported so that nobody goes looking for them. */
 	feature_line(c, "kprobe", &kf->kprobe, CHECK_OK, "not needed");
-	feature_line(c, "fentry", &kf->fentry, CHECK_OK, "not needed");
+	feature_line(c, "fentry", &kf->fentry, CHECK_OK, "--attach fentry "
+		     "needs it on the syscall functions (see attach)");
 	feature_line(c, "ringbuf", &kf->ringbuf, CHECK_FAIL,
 		     kf->ringbuf.state == FEAT_NO ? "needs Linux >= 5.8" : NULL);
 }
@@ -146,6 +147,21 @@ static void check_variant(struct checks *c, const struct kernel_features *kf)
 		check_add(c, name, CHECK_OK, "%s: %s", found,
 			  bpf_feature_effect(f, has));
 	}
+}
+
+/* What --attach auto takes here: the same probe as run's. */
+static void check_attach(struct checks *c, const struct kernel_features *kf)
+{
+	if (kf->attach == ATTACH_AUTO)
+		return;
+	if (kf->attach == ATTACH_FENTRY)
+		check_add(c, "attach", CHECK_OK, "fentry (%s): only the counted "
+			  "syscalls pass through clocktrace's programs",
+			  kf->attach_why);
+	else
+		check_add(c, "attach", CHECK_OK, "tracepoint (%s): while "
+			  "tracing, every syscall of every process passes the "
+			  "raw syscall tracepoints", kf->attach_why);
 }
 
 /* An available clocksource the vDSO can read, to suggest; NULL if none. */
@@ -304,6 +320,7 @@ int cmd_doctor(int argc, char **argv)
 	check_permission(&c, &kf);
 	check_bpf(&c, &kf);
 	check_variant(&c, &kf);
+	check_attach(&c, &kf);
 	check_clocksource(&c, cs, sizeof(cs));
 	check_vdso(&c, cs);
 	check_libc(&c);

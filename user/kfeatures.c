@@ -323,6 +323,9 @@ void features_probe(struct kernel_features *kf, bool try_load)
 		kf->bpf = bpf_features_probe();
 	if (try_load && btf && kf->privileged)
 		probe_skeleton(kf);
+	if (kf->privileged)
+		attach_mode_choose(btf, ATTACH_AUTO, &kf->attach,
+				   kf->attach_why, sizeof(kf->attach_why));
 	probe_uprobes(kf, btf);
 	probe_tracing(kf, btf);
 	probe_map_type(&kf->ringbuf, BPF_MAP_TYPE_RINGBUF, btf,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "attach_mode.h"
 #include "bpf_features.h"
 
 enum feat_state { FEAT_NO, FEAT_YES, FEAT_UNKNOWN };
@@ -40,6 +41,9 @@ struct kernel_features {
 	struct feature kprobe;
 	struct feature fentry;
 	struct feature ringbuf;
+	/* What --attach auto picks here (with privilege), and why. */
+	enum attach_mode attach;
+	char attach_why[128];
 	/* The variant of our object this kernel runs; NULL: not probed. */
 	const struct bpf_features *bpf;
 };

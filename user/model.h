@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "attach_mode.h"
 #include "bpf_features.h"
 #include "clocktrace.h"
 
@@ -148,6 +149,7 @@ struct lang_run {
 struct kernel_run {
 	char release[65];
 	struct bpf_features features;
+	enum attach_mode attach;	/* tracepoint or fentry: what ran */
 };
 
 struct model {

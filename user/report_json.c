@@ -273,11 +273,16 @@ static void json_folded(struct json *j, const struct model *m)
 	json_arr_end(j);
 }
 
-/* Which variant of the BPF object ran: true where the kernel had it. */
+/*
+ * Which variant of the BPF object ran: true where the kernel had it, and
+ * where syscalls were seen ("tracepoint" or "fentry").
+ */
 static void json_kernel(struct json *j, const struct kernel_run *k)
 {
 	json_obj_begin(j, "kernel");
 	json_str(j, "release", k->release[0] ? k->release : NULL);
+	json_str(j, "attach", k->attach != ATTACH_AUTO ?
+		 attach_mode_name(k->attach) : NULL);
 	json_obj_begin(j, "features");
 	for (int f = 0; f < BPF_FEAT_MAX; f++)
 		json_bool(j, bpf_feature_name(f), k->features.has[f]);

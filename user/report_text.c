@@ -72,8 +72,12 @@ static void print_header(FILE *f, const struct model *m)
 		else
 			fprintf(f, ", exit %d", m->exit_code);
 	}
-	fprintf(f, "; clocksource %s\n",
+	fprintf(f, "; clocksource %s",
 		m->clocksource[0] ? m->clocksource : "unknown");
+	if (m->kernel.attach != ATTACH_AUTO)
+		fprintf(f, "; syscalls seen by %s",
+			attach_mode_name(m->kernel.attach));
+	fputc('\n', f);
 	print_fallbacks(f, m);
 }
 

@@ -201,6 +201,7 @@ static void note_kernel(struct kernel_run *k, const struct tracer *t)
 	if (!uname(&u))
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
 	k->features = t->features;
+	k->attach = t->attach;
 }
 
 int session_setup(struct session *s)
@@ -214,6 +215,7 @@ int session_setup(struct session *s)
 		.lang = s->opts.lang,
 		.comm = s->opts.comm,
 		.cgroup = s->opts.cgtarget,
+		.attach = s->opts.attach,
 		.on_event = on_event,
 		.ctx = s,
 	};

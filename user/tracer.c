@@ -82,10 +82,14 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 static int attach_tracepoints(struct tracer *t)
 {
 	struct variant_tracepoint tp[VARIANT_TRACEPOINTS];
+	/* fentry mode sees syscalls on their functions, not sys_enter/exit. */
+	size_t first = t->attach == ATTACH_FENTRY ? 2 : 0;
 
+	if (first && attach_mode_fentry_links(t->skel, t->fentry_links, true))
+		return -1;
 	variant_tracepoints(t->skel, tp);
 	/* The skeleton destroys the links with itself. */
-	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
+	for (size_t i = first; i < ARRAY_SIZE(tp); i++) {
 		*tp[i].link = bpf_program__attach(tp[i].prog);
 		if (!*tp[i].link) {
 			ct_warn("cannot attach %s: %s",
@@ -148,6 +152,7 @@ static void set_cgroup_target(struct clocktrace_bpf *skel,
 }
 
 static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
+					    enum attach_mode attach,
 					    const char *core_btf, int *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, o, .btf_custom_path = core_btf);
@@ -167,6 +172,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 	set_cgroup_target(skel, opts->cgroup);
 	size_maps(skel, opts);
 	variant_apply(skel, bpf_features_probe(), opts->max_procs);
+	attach_mode_apply(skel, vmlinux_btf_keep(), attach, bpf_features_probe());
 	libc_attach_prepare(skel, opts->libc);
 	bpf_program__set_autoload(skel->progs.ruby_entry, opts->lang);
 	bpf_program__set_autoload(skel->progs.python_line, opts->lang);
@@ -179,34 +185,74 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 	return skel;
 }
 
-int tracer_open(struct tracer *t, const struct tracer_opts *opts)
+/* --attach fentry on a kernel that refuses it: one line, nothing loaded. */
+static int choose_attach(struct tracer *t)
 {
+	if (!attach_mode_choose(vmlinux_btf_keep(), t->opts.attach, &t->attach,
+				t->attach_why, sizeof(t->attach_why)))
+		return 0;
+	ct_warn("--attach fentry: this kernel refuses it (%s); use --attach auto "
+	     "or tracepoint", t->attach_why);
+	return -1;
+}
+
+static int load(struct tracer *t)
+{
+	const struct tracer_opts *opts = &t->opts;
 	char core_btf[64];
 	int err, fd;
 
+	fd = open_core_btf(core_btf, sizeof(core_btf));
+	t->skel = open_and_load(opts, t->attach, fd >= 0 ? core_btf : NULL,
+				&err);
+	if (!t->skel && fd >= 0) {
+		if (opts->verbose)
+			ct_warn("CO-RE against the kernel's types alone failed "
+			     "(%s): trying the whole kernel BTF", strerror(-err));
+		t->skel = open_and_load(opts, t->attach, NULL, &err);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!t->skel) {
+		ct_warn("cannot load the BPF programs%s: %s%s",
+		     t->attach == ATTACH_FENTRY ? " (--attach fentry)" : "",
+		     strerror(-err),
+		     opts->verbose ? "" : " (run with -v for the verifier's log)");
+		return -1;
+	}
+	if (attach_tracepoints(t)) {
+		tracer_close(t);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * auto: the probe said fentry attaches, but one of our functions may
+ * still refuse it; the tracepoints then see the same syscalls.
+ */
+static int load_any(struct tracer *t)
+{
+	if (!load(t))
+		return 0;
+	if (t->opts.attach != ATTACH_AUTO || t->attach != ATTACH_FENTRY)
+		return -1;
+	ct_warn("fentry failed: falling back to the syscall tracepoints");
+	t->attach = ATTACH_TRACEPOINT;
+	snprintf(t->attach_why, sizeof(t->attach_why),
+		 "the fentry programs failed to load or attach");
+	return load(t);
+}
+
+int tracer_open(struct tracer *t, const struct tracer_opts *opts)
+{
 	memset(t, 0, sizeof(*t));
 	t->opts = *opts;
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	t->features = *bpf_features_probe();
-
-	fd = open_core_btf(core_btf, sizeof(core_btf));
-	t->skel = open_and_load(opts, fd >= 0 ? core_btf : NULL, &err);
-	if (!t->skel && fd >= 0) {
-		if (opts->verbose)
-			ct_warn("CO-RE against the kernel's types alone failed "
-			     "(%s): trying the whole kernel BTF", strerror(-err));
-		t->skel = open_and_load(opts, NULL, &err);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!t->skel) {
-		ct_warn("cannot load the BPF programs: %s%s", strerror(-err),
-		     opts->verbose ? "" : " (run with -v for the verifier's log)");
+	if (choose_attach(t) || load_any(t))
 		return -1;
-	}
-	if (attach_tracepoints(t))
-		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event,
 				 t, NULL);
 	if (!t->rb) {
@@ -221,6 +267,8 @@ fail:
 
 void tracer_close(struct tracer *t)
 {
+	if (t->skel)
+		attach_mode_fentry_links(t->skel, t->fentry_links, false);
 	ring_buffer__free(t->rb);
 	clocktrace_bpf__destroy(t->skel);
 	t->rb = NULL;
@@ -334,6 +382,8 @@ int tracer_count_syscalls(struct tracer *t, bool on)
 	struct variant_tracepoint tp[VARIANT_TRACEPOINTS];
 	struct variant_tracepoint *enter = &tp[0], *exit = &tp[1];
 
+	if (t->attach == ATTACH_FENTRY)
+		return attach_mode_fentry_links(t->skel, t->fentry_links, on);
 	variant_tracepoints(t->skel, tp);
 	/* The exit goes on first and off last: an entry seen is timed. */
 	if (on)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "attach_mode.h"
 #include "bpf_features.h"
 #include "model.h"
 
@@ -27,6 +28,7 @@ struct tracer_opts {
 	const char *comm;		/* attach --comm: also processes exec'ing it */
 	/* --cgroup/--unit: also those forking or exec'ing in it (top: only it) */
 	const struct cgroup_target *cgroup;
+	enum attach_mode attach;	/* --attach: where syscalls are seen */
 	event_fn on_event;
 	void *ctx;
 };
@@ -36,6 +38,9 @@ struct tracer {
 	struct ring_buffer *rb;
 	struct tracer_opts opts;
 	struct bpf_features features;	/* the variant that was loaded */
+	enum attach_mode attach;	/* tracepoint or fentry, as loaded */
+	char attach_why[128];		/* how that was decided */
+	struct bpf_link *fentry_links[FENTRY_LINKS_MAX];
 	/* Losses seen in userspace; the kernel's own are in the losses map. */
 	__u64 user_losses[LOSS_MAX];
 };

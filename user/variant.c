@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "attach_mode.h"
 #include "btf_vmlinux.h"
 #include "clocktrace.skel.h"
 #include "util.h"
@@ -188,6 +189,8 @@ void variant_apply(struct clocktrace_bpf *skel, const struct bpf_features *bf,
 	bpf_program__set_autoload(skel->progs.sys_exit_nocas, !cas);
 	bpf_program__set_autoload(skel->progs.sched_exec, loop);
 	bpf_program__set_autoload(skel->progs.sched_exec_bounded, !loop);
+	/* The tracer may switch to fentry; nothing else loads those. */
+	attach_mode_apply(skel, NULL, ATTACH_TRACEPOINT, bf);
 }
 
 void variant_tracepoints(struct clocktrace_bpf *skel,

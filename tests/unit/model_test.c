@@ -204,17 +204,18 @@ static void test_report_names_the_kernel_variant(void **state)
 	seed_model(&m, 1, 10);
 	strcpy(m.kernel.release, "5.10.0-32-cloud-amd64");
 	m.kernel.features.has[BPF_FEAT_CMPXCHG] = true;
+	m.kernel.attach = ATTACH_FENTRY;
 	findings_build(&m, &fs);
 	f = open_memstream(&json, &len);
 	report_json(f, &m, &fs, false);
 	fclose(f);
 	assert_non_null(strstr(json, "\"kernel\":{\"release\":\"5.10.0-32-cloud-amd64\","
-		"\"features\":{\"task_storage\":false,\"bpf_loop\":false,"
-		"\"cmpxchg\":true,\"libc_helpers\":false,"
-		"\"runtime_alloc\":false}}"));
+		"\"attach\":\"fentry\",\"features\":{\"task_storage\":false,\"bpf_loop\":false,"
+		"\"cmpxchg\":true,\"libc_helpers\":false,\"runtime_alloc\":false}}"));
 	f = open_memstream(&text, &len);
 	report_text(f, &m, &fs, &o);
 	fclose(f);
+	assert_non_null(strstr(text, "; syscalls seen by fentry\n"));
 	assert_non_null(strstr(text, "kernel 5.10.0-32-cloud-amd64: threads in a "
 		"hash map, bounded environment loop, --libc without cookies"));
 	free(text);

@@ -106,6 +106,25 @@ static void test_escape_arg_keeps_one_line(void **state)
 	assert_string_equal(escape_arg(buf, 6, "ab\ncd"), "ab");
 }
 
+/* --attach takes the three words exactly, and names them back. */
+static void test_attach_mode_words(void **state)
+{
+	const char *const words[] = { "auto", "tracepoint", "fentry" };
+	enum attach_mode m = ATTACH_TRACEPOINT;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(attach_mode_parse(words[i], &m), 0);
+		assert_string_equal(attach_mode_name(m), words[i]);
+	}
+	assert_int_equal(m, ATTACH_FENTRY);
+	assert_int_equal(attach_mode_parse("Fentry", &m), -1);
+	assert_int_equal(attach_mode_parse("fentry ", &m), -1);
+	assert_int_equal(attach_mode_parse("", &m), -1);
+	assert_int_equal(attach_mode_parse("kprobe", &m), -1);
+	assert_int_equal(m, ATTACH_FENTRY);
+}
+
 static void test_proc_stat_state_and_flags(void **state)
 {
 	char st = 0;
@@ -134,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_escape_arg_keeps_one_line),
 		cmocka_unit_test(test_proc_stat_state_and_flags),
+		cmocka_unit_test(test_attach_mode_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,16 +12,22 @@
 CT=/opt/clocktrace/clocktrace
 TOOLS=/opt/clocktrace/tools
 W=/tmp/vmtest
+# --attach MODE for the runs of the *_other tests; empty: auto.
+ATTACH_OPT=
 
 # name, subsets, description: in the order they run.  "leftovers" and
 # "doctor_agrees" must come after every test that runs clocktrace.
 TESTS='
 boot_kernel		boot,small,full	boot: the kernel has BTF and the binaries run
 doctor_verdict		small,full	doctor: tracing can work here, exit 0
+attach_auto		small,full	run: --attach auto takes fentry where it attaches (x86_64; arm64 from 6.4), else the tracepoints
 run_forktree		small,full	run: forktree counts per process equal its own, exit statuses 0
+run_forktree_other	full		run --attach (the mode auto did not take): forktree counts exact
 run_tzloop		full		run: tzloop processes, tz stats and CPU clock syscalls exact
 run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
 run_compare		full		run --compare: tz counts exact, syscall probes off and on again, CPU time at exit
+run_compare_other	full		run --compare --attach (the other mode): probes off and on again, exact
+unrelated_cost		full		an untraced getppid loop: no program of ours runs for it in fentry mode, one per call on the tracepoints (times in VMINFO)
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
@@ -112,7 +118,7 @@ forktree_counts()
 t_run_forktree()
 {
 	extra=$(vdso_fallback_per_process)
-	"$CT" run --json -o "$W/ft.json" -- "$TOOLS/forktree" -D 2 -W 2 -k 3 \
+	"$CT" run $ATTACH_OPT --json -o "$W/ft.json" -- "$TOOLS/forktree" -D 2 -W 2 -k 3 \
 		-o 2 -s CLOCK_PROCESS_CPUTIME_ID:5 2> "$W/ft.err"
 	st=$?
 	echo $st > "$W/run.status"
@@ -140,7 +146,7 @@ t_run_forktree()
 t_run_tzloop()
 {
 	extra=$(vdso_fallback_per_process)
-	env -u TZ "$CT" run --json -o "$W/tz.json" -- "$TOOLS/tzloop" -n 300 \
+	env -u TZ "$CT" run $ATTACH_OPT --json -o "$W/tz.json" -- "$TOOLS/tzloop" -n 300 \
 		-c 2 -s CLOCK_THREAD_CPUTIME_ID:7 > /dev/null 2> "$W/tz.err" ||
 		fail "run failed" "$W/tz.err" || return 1
 	procs=$(grep -c '^WORKLOAD ' "$W/tz.err")
@@ -161,13 +167,76 @@ t_run_tzloop()
 		fail "CLOCK_THREAD_CPUTIME_ID not 21"
 }
 
+# What --attach auto must take here: fentry where the kernel can attach
+# it to a kernel function (x86_64; arm64 needs ftrace direct calls, 6.4).
+expected_auto()
+{
+	v=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+	if [ "$ARCH" = x86_64 ] || [ "$v" -ge 604 ]; then
+		echo fentry
+	else
+		echo tracepoint
+	fi
+}
+
+# The mode auto does not take, for the *_other tests.
+other_mode()
+{
+	[ "$(expected_auto)" = fentry ] && echo tracepoint || echo fentry
+}
+
+t_attach_auto()
+{
+	want=$(expected_auto)
+	"$CT" run --json -o "$W/auto.json" -- "$TOOLS/forktree" -D 0 -k 1 \
+		2> "$W/auto.err" || fail "run failed" "$W/auto.err" || return 1
+	got=$(jq -r '.kernel.attach' "$W/auto.json")
+	echo "VMINFO attach $got"
+	[ "$got" = "$want" ] || fail "auto took $got, want $want" || return 1
+	"$CT" doctor > "$W/auto.doctor" 2>&1
+	grep -q "^ok    attach: $want " "$W/auto.doctor" ||
+		fail "doctor does not say attach: $want" "$W/auto.doctor" || return 1
+	[ "$want" = fentry ] && return 0
+	# Asked for where the kernel refuses it: one line, 125, PROG not run.
+	"$CT" run --attach fentry -- "$TOOLS/forktree" -D 0 -k 1 > "$W/fe.out" 2>&1
+	st=$?
+	[ $st -eq 125 ] && [ "$(wc -l < "$W/fe.out")" -eq 1 ] &&
+		grep -q '^clocktrace: --attach fentry: this kernel refuses it' "$W/fe.out" ||
+		fail "--attach fentry exited $st" "$W/fe.out"
+}
+
+# Runs test FUNC with --attach set to the mode auto does not take, where
+# the kernel has it (else the test proves that asking for it fails).
+with_other_mode()
+{
+	mode=$(other_mode)
+	ATTACH_OPT="--attach $mode"
+	echo "VMINFO other_mode $1 $mode"
+	"$1"
+	st=$?
+	ATTACH_OPT=
+	return $st
+}
+
+t_run_forktree_other()
+{
+	with_other_mode t_run_forktree
+}
+
+t_run_compare_other()
+{
+	with_other_mode t_run_compare
+}
+
+# The tracepoints: fentry's many trampolines take seconds to attach and
+# detach under TCG, and the exit status does not depend on them.
 t_run_exit_status()
 {
-	"$CT" run --json -o "$W/ex.json" -- "$TOOLS/misbehave" exit 7 2> "$W/ex.err"
+	"$CT" run --attach tracepoint --json -o "$W/ex.json" -- "$TOOLS/misbehave" exit 7 2> "$W/ex.err"
 	st=$?
 	[ $st -eq 7 ] || fail "run of exit 7 returned $st" "$W/ex.err" || return 1
 	[ "$(jq '.exit.code' "$W/ex.json")" -eq 7 ] || fail "exit.code not 7" || return 1
-	"$CT" run --json -o "$W/sg.json" -- "$TOOLS/misbehave" segv 2> "$W/sg.err"
+	"$CT" run --attach tracepoint --json -o "$W/sg.json" -- "$TOOLS/misbehave" segv 2> "$W/sg.err"
 	st=$?
 	[ $st -eq 139 ] || fail "run of segv returned $st" "$W/sg.err" || return 1
 	[ "$(jq '.exit.signal' "$W/sg.json")" -eq 11 ] || fail "exit.signal not 11"
@@ -177,7 +246,7 @@ t_run_exit_status()
 # and reads each process's CPU time at exit (sum_exec_runtime, CO-RE).
 t_run_compare()
 {
-	env -u TZ "$CT" run --compare --repeat 1 --json -o "$W/cmp.json" -- \
+	env -u TZ "$CT" run $ATTACH_OPT --compare --repeat 1 --json -o "$W/cmp.json" -- \
 		"$TOOLS/tzloop" -q -n 300 -c 1 > /dev/null 2> "$W/cmp.err" ||
 		fail "run --compare failed" "$W/cmp.err" || return 1
 	# tzset once, then tzset + localtime 300 times, in 2 processes.
@@ -191,7 +260,7 @@ t_run_compare()
 		(.rusage_cpu_ns * 0.2 + 20000000)] | all' "$W/cmp.json" > /dev/null ||
 		fail "CPU time at exit disagrees with wait4's" || return 1
 	# The probes came back: a plain run after it counts again.
-	"$CT" run --json -o "$W/cmp2.json" -- "$TOOLS/tzloop" -q -n 10 -c 0 \
+	"$CT" run $ATTACH_OPT --json -o "$W/cmp2.json" -- "$TOOLS/tzloop" -q -n 10 -c 0 \
 		> /dev/null 2>&1 &&
 	[ "$(jq '[.processes[].tz.accesses] | add' "$W/cmp2.json")" -ge 20 ] ||
 		fail "a run after --compare counts nothing"
@@ -298,6 +367,105 @@ t_cgroup_targets()
 	"$CT" top --cgroup /vmt -d 0.5 -o /dev/null 2> "$W/cgtop.err" ||
 		fail "top --cgroup failed" "$W/cgtop.err" || return 1
 	rmdir $cg/vmt/svc $cg/vmt
+}
+
+# The least wall ns per getppid of an untraced sysloop, over its slices.
+# Not its CPU time: without a stable TSC the guest counts that in jiffies.
+getppid_ns()
+{
+	"$TOOLS/sysloop" getppid 20000 10 > "$W/uc.loop" 2>&1 &&
+		[ "$(grep -c ' wall_ns=[1-9]' "$W/uc.loop")" -eq 10 ] ||
+		{ cat "$W/uc.loop" >&2; return 1; }
+	sed -n 's/.* calls=\([0-9]*\) .* wall_ns=\([0-9]*\) .*/\1 \2/p' "$W/uc.loop" |
+		awk '{ v = $2 / $1 } NR == 1 || v < m { m = v } END { printf "%.1f\n", m }'
+}
+
+# The runs of clocktrace's syscall programs so far (bpf_stats), all of
+# them: the tracepoints' and fentry's.
+syscall_prog_runs()
+{
+	bpfobjs runs | awk '$3 ~ /^(sys_enter|sys_exit|fentry_|fexit)/ { s += $4 }
+		END { printf "%d\n", s }'
+}
+
+# getppid_ns while clocktrace in MODE (none: no tracer) traces another
+# process: sysloop itself is never traced.  Two loops per session; how
+# often our syscall programs ran meanwhile goes to $W/uc.runs.MODE.
+cost_with()
+{
+	[ "$1" = none ] && { getppid_ns; getppid_ns; return; }
+	: > "$W/uc.json"
+	"$CT" attach --attach "$1" -p "$UC_TARGET" -i 0.3 --json \
+		> /dev/null 2> "$W/uc.json" &
+	ct=$!
+	i=0
+	while [ $i -lt 600 ] && kill -0 $ct 2>/dev/null && [ ! -s "$W/uc.json" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$W/uc.json" ] || { echo "attach --attach $1 did not attach" >&2; return 1; }
+	# What attaching left for the kernel to finish (trampoline images
+	# freed after RCU grace periods, text patching) is not the mode's cost.
+	sleep 2
+	echo 1 > /proc/sys/kernel/bpf_stats_enabled
+	before=$(syscall_prog_runs)
+	ns=$(getppid_ns; getppid_ns)
+	echo $(($(syscall_prog_runs) - before)) > "$W/uc.runs.$1"
+	echo 0 > /proc/sys/kernel/bpf_stats_enabled
+	kill -INT $ct
+	wait $ct || { echo "attach --attach $1 failed" >&2; return 1; }
+	jq -se '.[-1].kernel.attach == "'"$1"'"' "$W/uc.json" > /dev/null ||
+		{ echo "the report does not say attach $1" >&2; return 1; }
+	echo "$ns"
+}
+
+# What each attach mode adds to a syscall clocktrace does not count, in a
+# process it does not trace: the raw tracepoints slow every syscall of the
+# machine, fentry only the counted ones.  Each mode attaches once (fentry
+# takes seconds to attach under TCG) for two loops of 10 slices each, with
+# no tracer between them, the least slice kept: other guests and the
+# host's load only add time.
+# Under TCG every instruction is emulated: ratios, not nanoseconds, carry.
+# Also what a run of /bin/true takes in each mode (attach and detach).
+t_unrelated_cost()
+{
+	for m in tracepoint fentry; do
+		start=$(uptime_cs)
+		"$CT" run --attach $m -o /dev/null -- true ||
+			fail "run --attach $m failed" || return 1
+		echo "VMINFO run_true_ms $m $(( ($(uptime_cs) - start) * 10 ))"
+	done
+	sleep 1000 &
+	UC_TARGET=$!
+	for m in none tracepoint fentry; do
+		: > "$W/uc.$m"
+	done
+	for m in none tracepoint none fentry none; do
+		cost_with $m >> "$W/uc.$m" || { kill $UC_TARGET; fail "$m"; return 1; }
+		grep -qvx '[0-9]*\.[0-9]' "$W/uc.$m" &&
+			{ kill $UC_TARGET; fail "$m: not times" "$W/uc.$m"; return 1; }
+	done
+	kill $UC_TARGET
+	wait $UC_TARGET 2>/dev/null
+	for m in none tracepoint fentry; do
+		eval "ns_$m=$(sort -n "$W/uc.$m" | head -n 1)"
+		echo "VMINFO unrelated_cost_rounds $m $(tr '\n' ' ' < "$W/uc.$m")"
+	done
+	echo "$ns_none $ns_tracepoint $ns_fentry" | awk '{
+		printf "VMINFO unrelated_cost getppid bare_ns=%s tracepoint_ns=%s fentry_ns=%s tracepoint_added_pct=%.1f fentry_added_pct=%.1f (TCG: emulated ns)\n",
+			$1, $2, $3, ($2 / $1 - 1) * 100, ($3 / $1 - 1) * 100 }'
+	tp_runs=$(cat "$W/uc.runs.tracepoint") fe_runs=$(cat "$W/uc.runs.fentry")
+	echo "VMINFO unrelated_runs getppid_calls=400000 tracepoint=$tp_runs fentry=$fe_runs"
+	# The times swing with the host's load (other guests share its CPUs);
+	# what each mode makes an unrelated syscall run does not: on the
+	# tracepoints, our program for every one of the 400,000 getppids; on
+	# fentry, none (what runs is for sysloop's own clock reads, a few per
+	# slice, and other processes' counted syscalls).
+	[ "$tp_runs" -ge 400000 ] ||
+		fail "tracepoint mode ran its programs $tp_runs times for 400,000 getppids" ||
+		return 1
+	[ "$fe_runs" -lt 4000 ] ||
+		fail "fentry mode ran its programs $fe_runs times during 400,000 getppids"
 }
 
 t_doctor_agrees()

@@ -5,6 +5,8 @@
  * guests of the kernel matrix have no bpftool; this is how they prove that
  * nothing of clocktrace's is left after it exits.  Built statically, with
  * no libbpf, so that it runs on every kernel and architecture of the matrix.
+ *   bpfobjs runs   "prog ID NAME RUN_CNT" per program instead (the runs
+ *                  counted while kernel.bpf_stats_enabled is 1)
  */
 #include <errno.h>
 #include <linux/bpf.h>
@@ -30,6 +32,8 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
 }
 
+static int with_runs;
+
 /* The object's name; links have none before 6.x, so only its type is named. */
 static void object_name(const struct kind *k, int fd, char *buf, size_t size)
 {
@@ -48,7 +52,10 @@ static void object_name(const struct kind *k, int fd, char *buf, size_t size)
 	snprintf(buf, size, "?");
 	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) < 0)
 		return;
-	if (k->next_cmd == BPF_PROG_GET_NEXT_ID)
+	if (k->next_cmd == BPF_PROG_GET_NEXT_ID && with_runs)
+		snprintf(buf, size, "%.*s %llu", BPF_OBJ_NAME_LEN, info.prog.name,
+			 (unsigned long long)info.prog.run_cnt);
+	else if (k->next_cmd == BPF_PROG_GET_NEXT_ID)
 		snprintf(buf, size, "%.*s", BPF_OBJ_NAME_LEN, info.prog.name);
 	else if (k->next_cmd == BPF_MAP_GET_NEXT_ID)
 		snprintf(buf, size, "%.*s", BPF_OBJ_NAME_LEN, info.map.name);
@@ -87,12 +94,15 @@ static int list_kind(const struct kind *k)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	size_t i;
+	size_t i, n = sizeof(kinds) / sizeof(kinds[0]);
 	int status = 0;
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	with_runs = argc > 1 && !strcmp(argv[1], "runs");
+	if (with_runs)
+		n = 1;	/* programs only */
+	for (i = 0; i < n; i++) {
 		if (list_kind(&kinds[i]) < 0) {
 			fprintf(stderr, "bpfobjs: listing %ss: %s\n",
 				kinds[i].name, strerror(errno));

@@ -88,6 +88,7 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 copy_elf "$jq" /bin/jq
 copy_elf "$VMTEST_DIR/$arch/bpfobjs" /bin/bpfobjs
+copy_elf "$VMTEST_DIR/$arch/sysloop" /opt/clocktrace/tools/sysloop
 for f in clocktrace $(for w in $WORKLOADS; do echo "tools/$w"; done); do
 	[ -e "$bindir/$f" ] && copy_elf "$bindir/$f" "/opt/clocktrace/$f"
 done

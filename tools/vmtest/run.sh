@@ -83,6 +83,10 @@ prepare_arch()
 	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/bpfobjs.$$" \
 		"$here/bpfobjs.c" || return 1
 	mv -f "$VMTEST_DIR/$arch/bpfobjs.$$" "$VMTEST_DIR/$arch/bpfobjs"
+	# The untraced syscall loop of the unrelated_cost test.
+	"$(cross_cc "$arch")" -O2 -Wall -Wextra -static -o "$VMTEST_DIR/$arch/sysloop.$$" \
+		"$top/tools/bench/sysloop.c" || return 1
+	mv -f "$VMTEST_DIR/$arch/sysloop.$$" "$VMTEST_DIR/$arch/sysloop"
 	"$here/initramfs.sh" "$arch" "$(bindir "$arch")" "$VMTEST_DIR/$arch/initrd.cpio.gz"
 }
 

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --attach fentry: the same counting as sys_enter/sys_exit, entered from
+ * fentry/fexit programs on the syscall functions we count.  The raw
+ * syscall tracepoints put every syscall of every process on the kernel's
+ * slow path; these trampolines sit on a dozen functions only, so other
+ * syscalls run untouched.  Userspace loads either these or the
+ * tracepoints (user/attach_mode.c), and skips a function the kernel lacks.
+ *
+ * The number is read from the registers as the tracepoint has it, so the
+ * same checks hold: a 32-bit task reaches these functions through the
+ * compat table with other numbers (arm64), or an x32 number carries its
+ * flag bit; neither is counted, in either mode.
+ */
+#ifndef CLOCKTRACE_FENTRY_BPF_H
+#define CLOCKTRACE_FENTRY_BPF_H
+
+#if defined(__TARGET_ARCH_x86)
+#define SYS_FN(name)	"__x64_sys_" #name
+#else
+#define SYS_FN(name)	"__arm64_sys_" #name
+#endif
+
+/*
+ * fentry_NAME, fexit_NAME and fexitnc_NAME (no compare-and-swap, Linux
+ * < 5.12) on the kernel's __ARCH_sys_NAME: the prefixes are what
+ * user/attach_mode.c looks for.
+ */
+#define SYSCALL_PROGS(name)						\
+SEC("fentry/" SYS_FN(name))						\
+int BPF_PROG(fentry_##name, struct pt_regs *regs)			\
+{									\
+	return on_sys_enter(regs, SYSCALL_NR(regs));			\
+}									\
+SEC("fexit/" SYS_FN(name))						\
+int BPF_PROG(fexit_##name, struct pt_regs *regs, long ret)		\
+{									\
+	return on_sys_exit(regs, ret, true);				\
+}									\
+SEC("fexit/" SYS_FN(name))						\
+int BPF_PROG(fexitnc_##name, struct pt_regs *regs, long ret)		\
+{									\
+	return on_sys_exit(regs, ret, false);				\
+}
+
+/* The syscalls of syscalls.bpf.h's syscall_kind(), by kernel function. */
+SYSCALL_PROGS(clock_gettime)
+SYSCALL_PROGS(gettimeofday)
+SYSCALL_PROGS(clock_getres)
+SYSCALL_PROGS(openat)
+SYSCALL_PROGS(openat2)
+SYSCALL_PROGS(newfstatat)
+SYSCALL_PROGS(statx)
+SYSCALL_PROGS(faccessat)
+SYSCALL_PROGS(faccessat2)
+SYSCALL_PROGS(readlinkat)
+#if defined(__TARGET_ARCH_x86)
+SYSCALL_PROGS(time)
+SYSCALL_PROGS(open)
+SYSCALL_PROGS(newstat)		/* stat */
+SYSCALL_PROGS(newlstat)		/* lstat */
+SYSCALL_PROGS(access)
+SYSCALL_PROGS(readlink)
+#endif
+
+#endif /* CLOCKTRACE_FENTRY_BPF_H */
