@@ -31,6 +31,16 @@ const volatile bool cgroup_targets = false;
  * bpf_loop callback) are in separate programs instead.
  */
 const volatile bool has_task_storage = true;
+/*
+ * Ring-buffer wake-ups: a wake-up is an interrupt and a reschedule of the
+ * reader (several microseconds in a VM, more than all the rest of a
+ * process event).  With lazy_wakeup the reader polls every few
+ * milliseconds instead (user/tracer.c) and is woken only once a quarter of
+ * the buffer waits.  --libc and --lang act on each exec notice at once:
+ * they keep a wake-up per notice.
+ */
+const volatile bool lazy_wakeup = false;
+const volatile __u64 wake_avail_bytes = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -96,6 +106,7 @@ struct env_walk {
 struct env_scratch {
 	struct proc_tz tz;
 	struct env_walk walk;
+	struct exec_env env;
 	char entry[ENV_ENTRY_LEN];
 };
 
@@ -564,6 +575,15 @@ int BPF_PROG(sys_exit_nocas, struct pt_regs *regs, long ret)
 	return on_sys_exit(regs, ret, false);
 }
 
+/* The pid the process has in its own (innermost) pid namespace. */
+static __always_inline __u32 ns_pid(struct task_struct *task)
+{
+	struct pid *pid = BPF_CORE_READ(task, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+
+	return BPF_CORE_READ(pid, numbers[level].nr);
+}
+
 static __always_inline void fill_event(struct event *e, __u32 type,
 				       struct task_struct *task, __u32 ppid,
 				       __s32 status)
@@ -574,6 +594,18 @@ static __always_inline void fill_event(struct event *e, __u32 type,
 	e->exit_status = status;
 	e->ts_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	e->nspid = ns_pid(task);
+	e->pad = 0;
+}
+
+/* 0: the kernel wakes the reader if it had read all before this notice. */
+static __always_inline __u64 wake_flags(void)
+{
+	if (!lazy_wakeup)
+		return 0;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_avail_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void emit(__u32 type, struct task_struct *task,
@@ -586,25 +618,7 @@ static __always_inline void emit(__u32 type, struct task_struct *task,
 		return;
 	}
 	fill_event(e, type, task, ppid, status);
-	bpf_ringbuf_submit(e, 0);
-}
-
-static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
-				      struct linux_binprm *bprm)
-{
-	struct exec_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-
-	if (!e) {
-		count_loss(LOSS_RINGBUF_FULL);
-		return;
-	}
-	fill_event(&e->base, EVENT_EXEC, task, ppid, 0);
-	/* "/proc/self/exe" or a relative path says little alone. */
-	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
-				  BPF_CORE_READ(bprm, filename));
-	bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
-		BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wake_flags());
 }
 
 static __always_inline struct env_scratch *env_scratch_get(void)
@@ -612,6 +626,49 @@ static __always_inline struct env_scratch *env_scratch_get(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&env_scratch, &zero);
+}
+
+static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
+				      struct linux_binprm *bprm)
+{
+	struct exec_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct env_scratch *s = env_scratch_get();
+
+	if (!e) {
+		count_loss(LOSS_RINGBUF_FULL);
+		return;
+	}
+	if (s) {
+		e->env = s->env;
+	} else {
+		e->env.tz_state = ENV_SEEN_UNREAD;
+		e->env.tzdir_state = ENV_SEEN_UNREAD;
+	}
+	fill_event(&e->base, EVENT_EXEC, task, ppid, 0);
+	/* "/proc/self/exe" or a relative path says little alone. */
+	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
+				  BPF_CORE_READ(bprm, filename));
+	bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
+		BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+	bpf_ringbuf_submit(e, wake_flags());
+}
+
+/*
+ * The first TZ or TZDIR, as getenv() would return it: val is len bytes
+ * into the entry buffer, followed by its NUL.
+ */
+static __always_inline void note_env_value(__u8 *state, __u16 *vlen,
+					   char *dst, const char *val, long len)
+{
+	if (*state != ENV_SEEN_UNSET)
+		return;
+	if (len < 0 || len >= ENV_VALUE_LEN) {
+		*state = ENV_SEEN_UNREAD;
+		return;
+	}
+	bpf_probe_read_kernel(dst, ENV_VALUE_LEN, val);
+	*vlen = len;
+	*state = ENV_SEEN_SET;
 }
 
 /*
@@ -629,9 +686,13 @@ static __always_inline void note_tz_entry(struct env_scratch *s, long n)
 	if (e[0] != 'T' || e[1] != 'Z')
 		return;
 	if (e[2] == '=') {
+		note_env_value(&s->env.tz_state, &s->env.tz_len, s->env.tz,
+			       e + 3, n - 4);
 		u = &s->tz.file;
 		off = e[3] == ':' ? 4 : 3;
 	} else if (e[2] == 'D' && e[3] == 'I' && e[4] == 'R' && e[5] == '=') {
+		note_env_value(&s->env.tzdir_state, &s->env.tzdir_len,
+			       s->env.tzdir, e + 6, n - 7);
 		u = &s->tz.dir;
 		off = 6;
 	} else {
@@ -711,12 +772,19 @@ static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid,
 	if (!s)
 		return;
 	__builtin_memset(&s->tz, 0, sizeof(s->tz));
+	__builtin_memset(&s->env, 0, sizeof(s->env));
 	s->walk.ptr = BPF_CORE_READ(p, mm, env_start);
 	s->walk.end = BPF_CORE_READ(p, mm, env_end);
 	s->walk.cont = false;
 	walk_env(loop_helper);
-	if (s->walk.ptr < s->walk.end)
+	if (s->walk.ptr < s->walk.end) {
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
+		/* Not seen is not unset: it may lie in what was not read. */
+		if (s->env.tz_state == ENV_SEEN_UNSET)
+			s->env.tz_state = ENV_SEEN_UNREAD;
+		if (s->env.tzdir_state == ENV_SEEN_UNSET)
+			s->env.tzdir_state = ENV_SEEN_UNREAD;
+	}
 	if (!s->tz.file.len && !s->tz.dir.len)
 		bpf_map_delete_elem(&proc_tz, &tgid);
 	else if (bpf_map_update_elem(&proc_tz, &tgid, &s->tz, BPF_ANY))

@@ -152,6 +152,20 @@ static int open_core_btf(char *path, size_t len)
 	return fd;
 }
 
+/*
+ * --libc and --lang probe each new executable as its exec notice comes:
+ * they keep a wake-up per notice (so does CLOCKTRACE_WAKE_EACH, to measure
+ * the difference).  Else the reader is woken only when a quarter of the
+ * ring buffer waits.
+ */
+static void set_wake_policy(struct clocktrace_bpf *skel,
+			    const struct tracer_opts *opts)
+{
+	skel->rodata->lazy_wakeup = !opts->libc && !opts->lang &&
+				    !getenv("CLOCKTRACE_WAKE_EACH");
+	skel->rodata->wake_avail_bytes = opts->ringbuf_kb * 1024ull / 4;
+}
+
 static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 					    const char *core_btf, int *err)
 {
@@ -169,6 +183,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 		strncpy((char *)skel->rodata->target_comm, opts->comm,
 			sizeof(skel->rodata->target_comm) - 1);
 	skel->rodata->lang_enabled = opts->lang;
+	set_wake_policy(skel, opts);
 	skel->rodata->cgroup_targets = opts->ncgroup_ids > 0;
 	bpf_map__set_max_entries(skel->maps.target_cgroups,
 				 opts->ncgroup_ids ? opts->ncgroup_ids : 1);
@@ -318,6 +333,13 @@ int tracer_ring_fd(struct tracer *t)
 int tracer_poll_events(struct tracer *t)
 {
 	return ring_buffer__consume(t->rb);
+}
+
+int tracer_poll_timeout_ms(const struct tracer *t, int idle_ms)
+{
+	if (!t->skel->rodata->lazy_wakeup || idle_ms < NOTICE_POLL_MS)
+		return idle_ms;
+	return NOTICE_POLL_MS;
 }
 
 static int set_link(struct bpf_program *prog, struct bpf_link **link, bool on)
