@@ -16,6 +16,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+#define EEXIST	17	/* asm-generic/errno-base.h, on every architecture */
+
 /* Set by userspace before load. */
 const volatile bool trace_all = false;	/* top: every process */
 const volatile __u32 self_tgid = 0;	/* never count ourselves */
@@ -584,16 +586,20 @@ static __always_inline __u32 ns_pid(struct task_struct *task)
 	return BPF_CORE_READ(pid, numbers[level].nr);
 }
 
+/* comm and ts_ns when the caller has them already, else NULL and 0. */
 static __always_inline void fill_event(struct event *e, __u32 type,
 				       struct task_struct *task, __u32 ppid,
-				       __s32 status)
+				       __s32 status, const char *comm, __u64 ts_ns)
 {
 	e->type = type;
 	e->pid = BPF_CORE_READ(task, tgid);
 	e->ppid = ppid;
 	e->exit_status = status;
-	e->ts_ns = bpf_ktime_get_ns();
-	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	e->ts_ns = ts_ns ? ts_ns : bpf_ktime_get_ns();
+	if (comm)
+		__builtin_memcpy(e->comm, comm, COMM_LEN);
+	else
+		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	e->nspid = ns_pid(task);
 	e->pad = 0;
 }
@@ -609,7 +615,8 @@ static __always_inline __u64 wake_flags(void)
 }
 
 static __always_inline void emit(__u32 type, struct task_struct *task,
-				 __u32 ppid, __s32 status)
+				 __u32 ppid, __s32 status, const char *comm,
+				 __u64 ts_ns)
 {
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -617,7 +624,7 @@ static __always_inline void emit(__u32 type, struct task_struct *task,
 		count_loss(LOSS_RINGBUF_FULL);
 		return;
 	}
-	fill_event(e, type, task, ppid, status);
+	fill_event(e, type, task, ppid, status, comm, ts_ns);
 	bpf_ringbuf_submit(e, wake_flags());
 }
 
@@ -644,7 +651,7 @@ static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
 		e->env.tz_state = ENV_SEEN_UNREAD;
 		e->env.tzdir_state = ENV_SEEN_UNREAD;
 	}
-	fill_event(&e->base, EVENT_EXEC, task, ppid, 0);
+	fill_event(&e->base, EVENT_EXEC, task, ppid, 0, NULL, 0);
 	/* "/proc/self/exe" or a relative path says little alone. */
 	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
 				  BPF_CORE_READ(bprm, filename));
@@ -813,6 +820,25 @@ static __always_inline bool in_target_cgroup(void)
 	return bpf_map_lookup_elem(&target_cgroups, &id) != NULL;
 }
 
+/*
+ * One update in the common case, no lookup first.  The old counters of a
+ * reused tgid are keyed by the same tgid: say they now merge.
+ */
+static __always_inline bool add_forked(__u32 tgid, const struct proc *np)
+{
+	long err = bpf_map_update_elem(&procs, &tgid, np, BPF_NOEXIST);
+
+	if (err == -EEXIST) {
+		count_loss(LOSS_PID_REUSED);
+		err = bpf_map_update_elem(&procs, &tgid, np, BPF_ANY);
+	}
+	if (err) {
+		count_loss(LOSS_PROC_MAP_FULL);
+		return false;
+	}
+	return true;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -828,20 +854,15 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 	/* An untraced parent in a target cgroup: its child is a target. */
 	if (!pp && !in_target_cgroup())
 		return 0;
-	/* The old counters are keyed by the same tgid: say they now merge. */
-	if (bpf_map_lookup_elem(&procs, &ctgid))
-		count_loss(LOSS_PID_REUSED);
 	np.ppid = ptgid;
 	np.depth = pp ? pp->depth + 1 : 0;
 	np.flags = pp ? 0 : PROC_ROOT;
 	np.start_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&np.comm, child, comm);
-	if (bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY)) {
-		count_loss(LOSS_PROC_MAP_FULL);
+	if (!add_forked(ctgid, &np))
 		return 0;
-	}
 	inherit_tz(ptgid, ctgid);
-	emit(EVENT_FORK, child, ptgid, 0);
+	emit(EVENT_FORK, child, ptgid, 0, np.comm, np.start_ns);
 	return 0;
 }
 
@@ -950,7 +971,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	proc->exit_ns = bpf_ktime_get_ns();
 	proc->cpu_ns = process_cpu_ns(p);
 	proc->flags |= PROC_EXITED;
-	emit(EVENT_EXIT, p, proc->ppid, status);
+	emit(EVENT_EXIT, p, proc->ppid, status, NULL, proc->exit_ns);
 	return 0;
 }
 
