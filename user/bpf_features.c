@@ -51,6 +51,16 @@ static const struct feature_text texts[BPF_FEAT_MAX] = {
 		"process lives (no bpf_find_vma, < 5.17)",
 		"--libc without cookies",
 	},
+	[BPF_FEAT_RUNTIME_ALLOC] = {
+		"runtime_alloc", "CLOCKTRACE_NO_RUNTIME_ALLOC",
+		"hash map entries are allocated as they are needed (the BPF "
+		"memory allocator)",
+		"hash maps are preallocated at their full size (Linux < 6.1 "
+		"warns that tracing programs allocating at run time are "
+		"unsafe): about 35 MB of kernel memory at the default "
+		"--max-procs 16384, 65 MB with --libc; --max-procs scales it",
+		"preallocated maps",
+	},
 };
 
 const char *bpf_feature_name(enum bpf_feature f)

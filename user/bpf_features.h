@@ -15,6 +15,7 @@ enum bpf_feature {
 	BPF_FEAT_BPF_LOOP,	/* the bpf_loop helper, 5.17 */
 	BPF_FEAT_CMPXCHG,	/* BPF compare-and-swap, 5.12 */
 	BPF_FEAT_LIBC_HELPERS,	/* attach cookies 5.15, bpf_find_vma 5.17 */
+	BPF_FEAT_RUNTIME_ALLOC,	/* the BPF memory allocator for hash maps, 6.1 */
 	BPF_FEAT_MAX,
 };
 
@@ -26,7 +27,10 @@ struct bpf_features {
 /* Threads the per-thread hash map holds where task storage is missing. */
 #define THREAD_MAP_MIN	65536
 
-/* The JSON name: "task_storage", "bpf_loop", "cmpxchg", "libc_helpers". */
+/*
+ * The JSON name: "task_storage", "bpf_loop", "cmpxchg", "libc_helpers",
+ * "runtime_alloc".
+ */
 const char *bpf_feature_name(enum bpf_feature f);
 /* The environment variable that forces the fallback, or NULL. */
 const char *bpf_feature_knob(enum bpf_feature f);

@@ -11,8 +11,10 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btf_vmlinux.h"
 #include "clocktrace.skel.h"
 #include "util.h"
 #include "variant.h"
@@ -81,6 +83,26 @@ static bool probe_cmpxchg(void)
 	return false;
 }
 
+/*
+ * Before 6.1 a hash map's entries come from kmalloc in whatever context
+ * the tracing program runs, and the verifier WARNs at load ("trace type
+ * BPF program uses run-time allocation").  6.1 brought struct
+ * bpf_mem_alloc, which hash maps allocate from since: its type in the
+ * kernel's BTF says which.
+ */
+static bool probe_runtime_alloc(void)
+{
+	const struct btf *btf = vmlinux_btf_keep();
+
+	if (btf && btf__find_by_name_kind(btf, "bpf_mem_alloc",
+					  BTF_KIND_STRUCT) > 0)
+		return true;
+	snprintf(why[BPF_FEAT_RUNTIME_ALLOC], sizeof(why[0]),
+		 btf ? "no BPF memory allocator (struct bpf_mem_alloc)"
+		     : "the kernel's BTF cannot be read");
+	return false;
+}
+
 static bool probe_feature(enum bpf_feature f)
 {
 	switch (f) {
@@ -94,6 +116,8 @@ static bool probe_feature(enum bpf_feature f)
 		return helper_ok(BPF_FUNC_get_attach_cookie, f,
 				 "bpf_get_attach_cookie") &&
 		       helper_ok(BPF_FUNC_find_vma, f, "bpf_find_vma");
+	case BPF_FEAT_RUNTIME_ALLOC:
+		return probe_runtime_alloc();
 	case BPF_FEAT_MAX:
 		break;
 	}
@@ -130,6 +154,20 @@ const char *bpf_feature_why(enum bpf_feature f)
 	return why[f];
 }
 
+/* Every hash map allocates its entries when the map is created. */
+static void preallocate_hash_maps(struct bpf_object *obj)
+{
+	struct bpf_map *map;
+	__u32 flags;
+
+	bpf_object__for_each_map(map, obj) {
+		flags = bpf_map__map_flags(map);
+		if (bpf_map__type(map) == BPF_MAP_TYPE_HASH &&
+		    (flags & BPF_F_NO_PREALLOC))
+			bpf_map__set_map_flags(map, flags & ~BPF_F_NO_PREALLOC);
+	}
+}
+
 void variant_apply(struct clocktrace_bpf *skel, const struct bpf_features *bf,
 		   unsigned int max_procs)
 {
@@ -144,6 +182,8 @@ void variant_apply(struct clocktrace_bpf *skel, const struct bpf_features *bf,
 		bpf_map__set_max_entries(skel->maps.thread_states,
 			threads > THREAD_MAP_MIN ? threads : THREAD_MAP_MIN);
 	}
+	if (!bf->has[BPF_FEAT_RUNTIME_ALLOC])
+		preallocate_hash_maps(skel->obj);
 	bpf_program__set_autoload(skel->progs.sys_exit, cas);
 	bpf_program__set_autoload(skel->progs.sys_exit_nocas, !cas);
 	bpf_program__set_autoload(skel->progs.sched_exec, loop);

@@ -26,6 +26,7 @@ libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exa
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
 leftovers		small,full	no BPF program, map or link is left after clocktrace exits
+kernel_log		small,full	the kernel logged no warning, bug, lockup or stall
 '
 
 list_tests()
@@ -293,6 +294,17 @@ t_leftovers()
 	done
 	diff "$W/baseline" "$W/after" > "$W/left.diff"
 	fail "BPF objects differ from before the tests (-before +after):" "$W/left.diff"
+}
+
+# What a kernel says when BPF code hurts it: a WARN (5.10 warns at load
+# of a tracing program with run-time allocated maps), an oops, a lockup.
+t_kernel_log()
+{
+	dmesg > "$W/dmesg" 2>&1 || fail "no dmesg" "$W/dmesg" || return 1
+	grep -E 'WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*stall|hung_task|Call Trace|Oops' \
+		"$W/dmesg" > "$W/dmesg.bad"
+	[ -s "$W/dmesg.bad" ] || return 0
+	fail "the kernel logged:" "$W/dmesg.bad"
 }
 
 # Time since boot in hundredths of a second (busybox date has no %N).

@@ -9,6 +9,7 @@
 # Environment: VMTEST_DIR (build/vmtest: downloads, initramfs),
 # VMTEST_RESULTS (its results/: logs, TAP), VMTEST_TIMEOUT (seconds per
 # guest, 240), VMTEST_JOBS (guests at once, half the CPUs),
+# VMTEST_LOGLEVEL (the guest kernel's console loglevel, 1),
 # VMTEST_BINDIR_<ARCH> (where that architecture's clocktrace and tools/ are;
 # x86_64: the tree itself).
 set -u
@@ -106,7 +107,7 @@ boot_row()
 	timeout -k 5 "$timeout" $(qemu_cmd "$arch") -display none -no-reboot \
 		-monitor none -serial stdio -kernel "$kernel" \
 		-initrd "$VMTEST_DIR/$arch/initrd.cpio.gz" \
-		-append "console=$(console "$arch") panic=-1 quiet loglevel=1 vmtest.subset=$subset vmtest.arch=$arch" \
+		-append "console=$(console "$arch") panic=-1 quiet loglevel=${VMTEST_LOGLEVEL:-1} vmtest.subset=$subset vmtest.arch=$arch" \
 		< /dev/null >> "$log" 2>&1
 	echo "$? $(( ($(date +%s%N) - start) / 1000000 ))" > "$results/$id.qemu"
 }
