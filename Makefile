@@ -120,10 +120,11 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@
 
-$(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
+$(OUT)/unit/%_test: tests/unit/%_test.c tests/unit/unit_test.h $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(filter-out %.h,$^) -lcmocka \
+		$(LDLIBS) -o $@
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

@@ -53,17 +53,10 @@ struct lang_file {
 	struct bpf_link *links[LINKS_MAX];
 };
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* By name: the probes are only looked for in files that may hold them. */
 static enum lang lang_of_name(const char *path)
 {
-	const char *b = base_name(path);
+	const char *b = path_base_name(path);
 
 	if (!strncmp(b, "libruby", 7))
 		return LANG_RUBY;
@@ -166,7 +159,7 @@ static void probe_file(struct lang_probe *lp, const char *path)
 	if (lp->verbose) {
 		char *shown = escape_dup(path, ESCAPE_TEXT);
 
-		warn("--lang: %s: %s", shown, f->links[0] ? "probed" : "no probes");
+		ct_warn("--lang: %s: %s", shown, f->links[0] ? "probed" : "no probes");
 		free(shown);
 	}
 	close(fd);
@@ -175,7 +168,7 @@ static void probe_file(struct lang_probe *lp, const char *path)
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	warn("--lang: every Ruby and Python process on this machine traps at "
+	ct_warn("--lang: every Ruby and Python process on this machine traps at "
 	     "each C-method call or line while clocktrace runs (here ~40x slower "
 	     "Time.now, ~270x slower Python lines): use it on a reproduction, "
 	     "not in production");
