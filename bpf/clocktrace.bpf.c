@@ -16,6 +16,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+#define EEXIST	17	/* asm-generic/errno-base.h, on every architecture */
+
 /* Set by userspace before load. */
 const volatile bool trace_all = false;	/* top: every process */
 const volatile __u32 self_tgid = 0;	/* never count ourselves */
@@ -39,6 +41,16 @@ const volatile char target_cgroup_name[CGROUP_NAME_LEN] = {};
  * bpf_loop callback) are in separate programs instead.
  */
 const volatile bool has_task_storage = true;
+/*
+ * Ring-buffer wake-ups: a wake-up is an interrupt and a reschedule of the
+ * reader (several microseconds in a VM, more than all the rest of a
+ * process event).  With lazy_wakeup the reader polls every few
+ * milliseconds instead (user/tracer.c) and is woken only once a quarter of
+ * the buffer waits.  --libc and --lang act on each exec notice at once:
+ * they keep a wake-up per notice.
+ */
+const volatile bool lazy_wakeup = false;
+const volatile __u64 wake_avail_bytes = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -113,6 +125,7 @@ struct env_walk {
 struct env_scratch {
 	struct proc_tz tz;
 	struct env_walk walk;
+	struct exec_env env;
 	char entry[ENV_ENTRY_LEN];
 };
 
@@ -658,20 +671,46 @@ int BPF_PROG(sys_exit_nocas, struct pt_regs *regs, long ret)
 	return on_sys_exit(regs, ret, false);
 }
 
+/* The pid the process has in its own (innermost) pid namespace. */
+static __always_inline __u32 ns_pid(struct task_struct *task)
+{
+	struct pid *pid = BPF_CORE_READ(task, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+
+	return BPF_CORE_READ(pid, numbers[level].nr);
+}
+
+/* comm and ts_ns when the caller has them already, else NULL and 0. */
 static __always_inline void fill_event(struct event *e, __u32 type,
 				       struct task_struct *task, __u32 ppid,
-				       __s32 status)
+				       __s32 status, const char *comm, __u64 ts_ns)
 {
 	e->type = type;
 	e->pid = BPF_CORE_READ(task, tgid);
 	e->ppid = ppid;
 	e->exit_status = status;
-	e->ts_ns = bpf_ktime_get_ns();
-	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	e->ts_ns = ts_ns ? ts_ns : bpf_ktime_get_ns();
+	if (comm)
+		__builtin_memcpy(e->comm, comm, COMM_LEN);
+	else
+		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	e->nspid = ns_pid(task);
+	e->pad = 0;
+}
+
+/* 0: the kernel wakes the reader if it had read all before this notice. */
+static __always_inline __u64 wake_flags(void)
+{
+	if (!lazy_wakeup)
+		return 0;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_avail_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void emit(__u32 type, struct task_struct *task,
-				 __u32 ppid, __s32 status)
+				 __u32 ppid, __s32 status, const char *comm,
+				 __u64 ts_ns)
 {
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -679,26 +718,8 @@ static __always_inline void emit(__u32 type, struct task_struct *task,
 		count_loss(LOSS_RINGBUF_FULL);
 		return;
 	}
-	fill_event(e, type, task, ppid, status);
-	bpf_ringbuf_submit(e, 0);
-}
-
-static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
-				      struct linux_binprm *bprm)
-{
-	struct exec_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-
-	if (!e) {
-		count_loss(LOSS_RINGBUF_FULL);
-		return;
-	}
-	fill_event(&e->base, EVENT_EXEC, task, ppid, 0);
-	/* "/proc/self/exe" or a relative path says little alone. */
-	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
-				  BPF_CORE_READ(bprm, filename));
-	bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
-		BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
-	bpf_ringbuf_submit(e, 0);
+	fill_event(e, type, task, ppid, status, comm, ts_ns);
+	bpf_ringbuf_submit(e, wake_flags());
 }
 
 static __always_inline struct env_scratch *env_scratch_get(void)
@@ -706,6 +727,49 @@ static __always_inline struct env_scratch *env_scratch_get(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&env_scratch, &zero);
+}
+
+static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
+				      struct linux_binprm *bprm)
+{
+	struct exec_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct env_scratch *s = env_scratch_get();
+
+	if (!e) {
+		count_loss(LOSS_RINGBUF_FULL);
+		return;
+	}
+	if (s) {
+		e->env = s->env;
+	} else {
+		e->env.tz_state = ENV_SEEN_UNREAD;
+		e->env.tzdir_state = ENV_SEEN_UNREAD;
+	}
+	fill_event(&e->base, EVENT_EXEC, task, ppid, 0, NULL, 0);
+	/* "/proc/self/exe" or a relative path says little alone. */
+	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
+				  BPF_CORE_READ(bprm, filename));
+	bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
+		BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+	bpf_ringbuf_submit(e, wake_flags());
+}
+
+/*
+ * The first TZ or TZDIR, as getenv() would return it: val is len bytes
+ * into the entry buffer, followed by its NUL.
+ */
+static __always_inline void note_env_value(__u8 *state, __u16 *vlen,
+					   char *dst, const char *val, long len)
+{
+	if (*state != ENV_SEEN_UNSET)
+		return;
+	if (len < 0 || len >= ENV_VALUE_LEN) {
+		*state = ENV_SEEN_UNREAD;
+		return;
+	}
+	bpf_probe_read_kernel(dst, ENV_VALUE_LEN, val);
+	*vlen = len;
+	*state = ENV_SEEN_SET;
 }
 
 /*
@@ -723,9 +787,13 @@ static __always_inline void note_tz_entry(struct env_scratch *s, long n)
 	if (e[0] != 'T' || e[1] != 'Z')
 		return;
 	if (e[2] == '=') {
+		note_env_value(&s->env.tz_state, &s->env.tz_len, s->env.tz,
+			       e + 3, n - 4);
 		u = &s->tz.file;
 		off = e[3] == ':' ? 4 : 3;
 	} else if (e[2] == 'D' && e[3] == 'I' && e[4] == 'R' && e[5] == '=') {
+		note_env_value(&s->env.tzdir_state, &s->env.tzdir_len,
+			       s->env.tzdir, e + 6, n - 7);
 		u = &s->tz.dir;
 		off = 6;
 	} else {
@@ -805,12 +873,19 @@ static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid,
 	if (!s)
 		return;
 	__builtin_memset(&s->tz, 0, sizeof(s->tz));
+	__builtin_memset(&s->env, 0, sizeof(s->env));
 	s->walk.ptr = BPF_CORE_READ(p, mm, env_start);
 	s->walk.end = BPF_CORE_READ(p, mm, env_end);
 	s->walk.cont = false;
 	walk_env(loop_helper);
-	if (s->walk.ptr < s->walk.end)
+	if (s->walk.ptr < s->walk.end) {
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
+		/* Not seen is not unset: it may lie in what was not read. */
+		if (s->env.tz_state == ENV_SEEN_UNSET)
+			s->env.tz_state = ENV_SEEN_UNREAD;
+		if (s->env.tzdir_state == ENV_SEEN_UNSET)
+			s->env.tzdir_state = ENV_SEEN_UNREAD;
+	}
 	if (!s->tz.file.len && !s->tz.dir.len)
 		bpf_map_delete_elem(&proc_tz, &tgid);
 	else if (bpf_map_update_elem(&proc_tz, &tgid, &s->tz, BPF_ANY))
@@ -828,6 +903,25 @@ static __always_inline void inherit_tz(__u32 ptgid, __u32 ctgid)
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 }
 
+/*
+ * One update in the common case, no lookup first.  The old counters of a
+ * reused tgid are keyed by the same tgid: say they now merge.
+ */
+static __always_inline bool add_forked(__u32 tgid, const struct proc *np)
+{
+	long err = bpf_map_update_elem(&procs, &tgid, np, BPF_NOEXIST);
+
+	if (err == -EEXIST) {
+		count_loss(LOSS_PID_REUSED);
+		err = bpf_map_update_elem(&procs, &tgid, np, BPF_ANY);
+	}
+	if (err) {
+		count_loss(LOSS_PROC_MAP_FULL);
+		return false;
+	}
+	return true;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -843,20 +937,15 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 	/* An untraced parent in a target cgroup: its child is a target. */
 	if (!pp && !in_target_cgroup())
 		return 0;
-	/* The old counters are keyed by the same tgid: say they now merge. */
-	if (bpf_map_lookup_elem(&procs, &ctgid))
-		count_loss(LOSS_PID_REUSED);
 	np.ppid = ptgid;
 	np.depth = pp ? pp->depth + 1 : 0;
 	np.flags = pp ? 0 : PROC_ROOT;
 	np.start_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&np.comm, child, comm);
-	if (bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY)) {
-		count_loss(LOSS_PROC_MAP_FULL);
+	if (!add_forked(ctgid, &np))
 		return 0;
-	}
 	inherit_tz(ptgid, ctgid);
-	emit(EVENT_FORK, child, ptgid, 0);
+	emit(EVENT_FORK, child, ptgid, 0, np.comm, np.start_ns);
 	return 0;
 }
 
@@ -965,7 +1054,7 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	proc->exit_ns = bpf_ktime_get_ns();
 	proc->cpu_ns = process_cpu_ns(p);
 	proc->flags |= PROC_EXITED;
-	emit(EVENT_EXIT, p, proc->ppid, status);
+	emit(EVENT_EXIT, p, proc->ppid, status, NULL, proc->exit_ns);
 	return 0;
 }
 

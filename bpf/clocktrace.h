@@ -188,12 +188,38 @@ struct event {
 	__s32 exit_status;
 	__u64 ts_ns;
 	char comm[COMM_LEN];
+	__u32 nspid;		/* its pid in its own pid namespace, 0: unknown */
+	__u32 pad;
+};
+
+#define ENV_VALUE_LEN	128
+
+/* exec_env.tz_state, tzdir_state */
+enum env_seen {
+	ENV_SEEN_UNSET,
+	ENV_SEEN_SET,
+	ENV_SEEN_UNREAD,	/* too long, or the walk did not reach it */
+};
+
+/*
+ * TZ and TZDIR as the new program's getenv() sees them, read in the kernel
+ * at exec: the process may be gone before userspace could read /proc.
+ */
+struct exec_env {
+	__u8 tz_state;		/* enum env_seen */
+	__u8 tzdir_state;
+	__u16 tz_len;
+	__u16 tzdir_len;
+	__u16 pad;
+	char tz[ENV_VALUE_LEN];
+	char tzdir[ENV_VALUE_LEN];
 };
 
 struct exec_event {
 	struct event base;
 	char exe[EXE_LEN];	/* the path exec was given */
 	char exe_name[COMM_LEN * 4];	/* the file's own name (basename) */
+	struct exec_env env;
 };
 
 /*

@@ -12,6 +12,9 @@
 #                             processes and its mechanism floors); writes
 #                             build/bench/untraced.{json,txt}, leaves
 #                             latest.json alone
+#   ONLY=procs tools/bench.sh      the process-event section alone
+#                             (tools/bench/procs.sh: fork/exec-heavy
+#                             workloads); writes build/bench/procs.{json,txt}
 #
 # Knobs (environment): RUNS, N, M (reference workload: tzloop -n N -c 1
 # -s CLOCK_PROCESS_CPUTIME_ID:M), SMALL_DIV (strace and perf trace run
@@ -23,8 +26,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 ONLY=${ONLY:-}
 case $ONLY in
-''|untraced) ;;
-*) echo "bench: ONLY=$ONLY: only ONLY=untraced is supported" >&2; exit 2 ;;
+''|untraced|procs) ;;
+*) echo "bench: ONLY=$ONLY: only ONLY=untraced or ONLY=procs is supported" >&2; exit 2 ;;
 esac
 
 QUICK=${QUICK:-0}
@@ -52,7 +55,7 @@ RUNS_TSV=$TMP/runs.tsv
 say() { printf 'bench: %s\n' "$*" >&2; }
 
 # --- peers and helpers ------------------------------------------------------
-[ -n "$ONLY" ] || tools/install-deps.sh bench || say "some peers could not be installed"
+[ "$ONLY" = untraced ] || tools/install-deps.sh bench || say "some peers could not be installed"
 [ -x tools/tzloop ] && [ -x tools/clockthreads ] &&
 	[ -x tools/forktree ] || { say "run make all first"; exit 1; }
 
@@ -72,6 +75,7 @@ build_helpers() {
 		-Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
 }
 build_helpers || { say "cannot build tools/bench helpers"; exit 1; }
+[ "$ONLY" = procs ] && exec env CT="$CT" QUICK="$QUICK" RUNS="$RUNS" tools/bench/procs.sh
 
 have() { command -v "$1" >/dev/null 2>&1; }
 SYSCOUNT=$(command -v syscount-bpfcc || command -v syscount || true)
@@ -449,6 +453,9 @@ if [ "$ONLY" = untraced ]; then
 		--seconds $((END - START)) --cap-seconds "$CAP_SECONDS"
 	exit
 fi
+# Fork/exec-heavy workloads: their own table, build/bench/procs.txt.
+say "process events (tools/bench/procs.sh)"
+CT="$CT" QUICK="$QUICK" RUNS="$RUNS" tools/bench/procs.sh
 [ -f "$OUT/latest.json" ] && cp "$OUT/latest.json" "$OUT/previous.json"
 python3 tools/bench/report.py --tmp "$TMP" --out "$OUT/latest.json" \
 	--previous "$OUT/previous.json" --quick "$QUICK" --runs "$RUNS" \

@@ -58,7 +58,52 @@ void session_learn_proc_env(struct proc_model *p)
 	session_set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
 }
 
+static void learn_cgroup(struct proc_model *p);
+
 void session_learn_proc_place(struct proc_model *p)
+{
+	char path[64], *buf;
+	size_t len;
+
+	learn_cgroup(p);
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	buf = read_file(path, 1 << 16, &len);
+	if (buf)
+		p->nspid = status_nspid(buf, len);
+	free(buf);
+}
+
+/* What getenv() gives, as the kernel side read it: NULL when unset. */
+static char *env_value(__u8 state, const char *val, __u16 len)
+{
+	char *v;
+
+	if (state != ENV_SEEN_SET)
+		return NULL;
+	if (len >= ENV_VALUE_LEN)
+		len = ENV_VALUE_LEN - 1;
+	v = xcalloc(1, len + 1);
+	memcpy(v, val, len);
+	return v;
+}
+
+/*
+ * TZ and TZDIR from the exec notice; /proc/PID/environ only when the
+ * kernel side could not read them (too long, too many entries).
+ */
+static void learn_exec_env(struct proc_model *p, const struct exec_env *x)
+{
+	if (x->tz_state == ENV_SEEN_UNREAD || x->tzdir_state == ENV_SEEN_UNREAD) {
+		session_learn_proc_env(p);
+		return;
+	}
+	session_set_proc_env(p, x->tz_state == ENV_SEEN_SET ? ENV_SET : ENV_UNSET,
+			     env_value(x->tz_state, x->tz, x->tz_len),
+			     env_value(x->tzdir_state, x->tzdir, x->tzdir_len));
+}
+
+/* A move after the exec is seen only while the process lives. */
+static void learn_cgroup(struct proc_model *p)
 {
 	char path[64], *buf, *cg;
 	size_t len;
@@ -67,17 +112,12 @@ void session_learn_proc_place(struct proc_model *p)
 	buf = read_file(path, 1 << 16, &len);
 	cg = buf ? cgroup_v2_path(buf, len) : NULL;
 	free(buf);
-	if (cg) {
-		free(p->cgroup);
-		p->cgroup = cg;
-		if (!container_id(cg, p->container))
-			p->container[0] = '\0';
-	}
-	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
-	buf = read_file(path, 1 << 16, &len);
-	if (buf)
-		p->nspid = status_nspid(buf, len);
-	free(buf);
+	if (!cg)
+		return;
+	free(p->cgroup);
+	p->cgroup = cg;
+	if (!container_id(cg, p->container))
+		p->container[0] = '\0';
 }
 
 static void inherit_env(struct proc_model *child, const struct proc_model *parent)
@@ -117,6 +157,12 @@ static void on_event(void *ctx, const struct event *e)
 	struct session *s = ctx;
 	struct proc_model *p = model_proc(&s->model, e->pid), *parent;
 
+	if (e->nspid)
+		p->nspid = e->nspid;
+	/*
+	 * No /proc read at fork: the notice may come after the process is
+	 * gone, and a child starts in its parent's cgroup.
+	 */
 	switch (e->type) {
 	case EVENT_FORK:
 		p->ppid = e->ppid;
@@ -128,7 +174,6 @@ static void on_event(void *ctx, const struct event *e)
 			break;
 		if (p->tz_state == ENV_UNKNOWN)
 			inherit_env(p, parent);
-		session_learn_proc_place(p);
 		if (!p->cgroup && parent->cgroup) {
 			p->cgroup = xstrdup(parent->cgroup);
 			memcpy(p->container, parent->container,
@@ -141,8 +186,8 @@ static void on_event(void *ctx, const struct event *e)
 		p->running_since_ns = e->ts_ns;
 		free(p->exe);
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
-		session_learn_proc_env(p);
-		session_learn_proc_place(p);
+		learn_exec_env(p, &((const struct exec_event *)e)->env);
+		learn_cgroup(p);
 		if (s->opts.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
 		if (s->opts.lang)
@@ -561,7 +606,8 @@ static void loop_until_done(struct session *s)
 		s->model.start_ns + (uint64_t)(s->opts.duration * 1e9) : 0;
 
 	for (;;) {
-		int n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), POLL_MS);
+		int n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs),
+				   tracer_poll_timeout_ms(&s->tracer, POLL_MS));
 
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;

@@ -151,6 +151,20 @@ static void set_cgroup_target(struct clocktrace_bpf *skel,
 	       sizeof(skel->rodata->target_cgroup_name));
 }
 
+/*
+ * --libc and --lang probe each new executable as its exec notice comes:
+ * they keep a wake-up per notice (so does CLOCKTRACE_WAKE_EACH, to measure
+ * the difference).  Else the reader is woken only when a quarter of the
+ * ring buffer waits.
+ */
+static void set_wake_policy(struct clocktrace_bpf *skel,
+			    const struct tracer_opts *opts)
+{
+	skel->rodata->lazy_wakeup = !opts->libc && !opts->lang &&
+				    !getenv("CLOCKTRACE_WAKE_EACH");
+	skel->rodata->wake_avail_bytes = opts->ringbuf_kb * 1024ull / 4;
+}
+
 static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 					    enum attach_mode attach,
 					    const char *core_btf, int *err)
@@ -170,6 +184,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 			sizeof(skel->rodata->target_comm) - 1);
 	skel->rodata->lang_enabled = opts->lang;
 	set_cgroup_target(skel, opts->cgroup);
+	set_wake_policy(skel, opts);
 	size_maps(skel, opts);
 	variant_apply(skel, bpf_features_probe(), opts->max_procs);
 	attach_mode_apply(skel, vmlinux_btf_keep(), attach, bpf_features_probe());
@@ -359,6 +374,13 @@ int tracer_ring_fd(struct tracer *t)
 int tracer_poll_events(struct tracer *t)
 {
 	return ring_buffer__consume(t->rb);
+}
+
+int tracer_poll_timeout_ms(const struct tracer *t, int idle_ms)
+{
+	if (!t->skel->rodata->lazy_wakeup || idle_ms < NOTICE_POLL_MS)
+		return idle_ms;
+	return NOTICE_POLL_MS;
 }
 
 static int set_link(struct bpf_program *prog, struct bpf_link **link, bool on)

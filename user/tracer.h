@@ -45,6 +45,12 @@ struct tracer {
 	__u64 user_losses[LOSS_MAX];
 };
 
+/*
+ * Process notices do not wake the reader (see lazy_wakeup in the BPF
+ * program): the session polls for them at least every NOTICE_POLL_MS.
+ */
+#define NOTICE_POLL_MS	10
+
 /* Fails with one line on stderr; returns EXIT_TOOL_FAILURE then. */
 int tracer_check_privileges(void);
 int tracer_open(struct tracer *t, const struct tracer_opts *opts);
@@ -68,6 +74,8 @@ int tracer_set_proc_tz(struct tracer *t, pid_t pid, const char *tz,
 
 int tracer_ring_fd(struct tracer *t);
 int tracer_poll_events(struct tracer *t);
+/* How long the session may wait: idle_ms, or less while notices may wait. */
+int tracer_poll_timeout_ms(const struct tracer *t, int idle_ms);
 
 /*
  * run --compare: timed runs detach the syscall probes (their cost would
