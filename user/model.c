@@ -31,6 +31,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LANG_DEEP] = "lang_stack_too_deep",
 	[LOSS_LANG_MAP_FULL] = "lang_map_full",
 	[LOSS_TZ_PATH_CHANGED] = "tz_path_changed",
+	[LOSS_LANG_PY_FRAME] = "lang_python_frame_unreadable",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {

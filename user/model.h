@@ -123,6 +123,10 @@ struct libc_run {
 struct lang_run {
 	uint32_t files;			/* interpreter files probed */
 	uint32_t failed;		/* files whose probes could not attach */
+	uint32_t py_usdt_files;		/* Python files probed by USDT line */
+	uint32_t py_frame_files;	/* CPython 3.11 files: frames read, no USDT */
+	uint32_t py_frame_procs;	/* processes whose frames were read */
+	uint64_t py_lines_unknown;	/* events whose line the table copy lacked */
 	char error[160];		/* why the last one failed */
 };
 
