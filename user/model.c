@@ -247,6 +247,16 @@ void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s)
 	n->cls = s->cls ? xstrdup(s->cls) : NULL;
 }
 
+/* How Python frames were followed: "frame", "usdt", both, or "none". */
+const char *lang_python_mechanism(const struct lang_run *r)
+{
+	if (r->py_frame_files && r->py_usdt_files)
+		return "frame+usdt";
+	if (r->py_frame_files)
+		return "frame";
+	return r->py_usdt_files ? "usdt" : "none";
+}
+
 void lang_sites_clear(struct proc_model *p)
 {
 	for (size_t i = 0; i < p->nlang_sites; i++) {

@@ -183,6 +183,7 @@ void caller_free_names(struct caller_stat *c);
 /* The same code in the same file, whichever process ran it. */
 bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
 void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s);
+const char *lang_python_mechanism(const struct lang_run *r);
 void lang_sites_clear(struct proc_model *p);
 /* The same script line in the same frame, whichever process ran it. */
 /* One call site over many processes: the same code counted once. */
