@@ -119,6 +119,10 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c $(PURE_OBJS) $(OUT)/btf_vmlinux.o
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@
 
+# Checks user/pyframe.c's offsets against CPython 3.11's own headers.
+$(OUT)/unit/pyframe_test: CPPFLAGS += -I/usr/include/python3.11 \
+	-I/usr/include/$(shell $(CC) -dumpmachine)/python3.11
+
 $(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
