@@ -63,7 +63,7 @@ USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
 # that the unit tests link against.
 IMPURE		:= main tracer collect session run run_compare attach top launch \
 		   libc_probe privs lang_probe exporter \
-		   btf_vmlinux
+		   btf_vmlinux variant doctor kfeatures version libc_attach callsite uprobe_multi
 PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
@@ -114,7 +114,8 @@ $(OUT)/clocktrace: $(USER_OBJS)
 	$(Q)$(CC) $(LDFLAGS) $(WRAP_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Proves user/core_btf.c's CO-RE target relocates as the whole BTF does.
-$(OUT)/core_btf_equal: tests/core_btf_equal.c $(PURE_OBJS) $(OUT)/btf_vmlinux.o
+$(OUT)/core_btf_equal: tests/core_btf_equal.c \
+			 $(filter-out $(OUT)/main.o,$(USER_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@

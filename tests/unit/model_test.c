@@ -213,7 +213,7 @@ static void test_report_names_the_kernel_variant(void **state)
 	fclose(f);
 	assert_non_null(strstr(json, "\"kernel\":{\"release\":\"5.10.0-32-cloud-amd64\","
 		"\"features\":{\"task_storage\":false,\"bpf_loop\":false,"
-		"\"cmpxchg\":true,\"libc_helpers\":false}}"));
+		"\"cmpxchg\":true,\"libc_helpers\":false,\"runtime_alloc\":false}}"));
 	f = open_memstream(&text, &len);
 	report_text(f, &m, &fs, &o);
 	fclose(f);
