@@ -7,13 +7,18 @@
 #include "pyframe.h"
 
 /*
- * CPython 3.11 on LP64 (x86_64 and arm64 alike), from offsetof() against
- * Debian's python3.11-dev headers (Include/internal/pycore_runtime.h,
- * pycore_frame.h, cpython/code.h, cpython/unicodeobject.h); checked again
- * by tests/unit/pyframe_test.c where those headers are installed.
+ * CPython 3.11 on LP64, from offsetof() against Debian's python3.11-dev
+ * headers (Include/internal/pycore_runtime.h, pycore_frame.h,
+ * cpython/code.h, cpython/unicodeobject.h); checked again by
+ * tests/unit/pyframe_test.c.  Only _PyRuntime's field moves with the
+ * machine: the GIL's pthread mutexes before it are 40 bytes on x86_64 and
+ * 48 on arm64 (aarch64-linux-gnu-gcc against the same headers: 592).
  */
+#define TSTATE_CURRENT_X86_64	576
+#define TSTATE_CURRENT_AARCH64	592
+
 static const struct py_offsets py311 = {
-	.tstate_current = 576,
+	.tstate_current = TSTATE_CURRENT_X86_64,
 	.native_thread_id = 160,
 	.cframe = 56,
 	.current_frame = 8,
@@ -109,6 +114,17 @@ static bool is_311(Elf *elf, int fd, uint64_t version, uint64_t *delta)
 	return PY_VERSION_MAJOR_MINOR(v) == PY_311;
 }
 
+static bool tstate_current_of(const GElf_Ehdr *eh, struct py_binary *b)
+{
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return false;
+	if (eh->e_machine == EM_X86_64)
+		b->tstate_current = TSTATE_CURRENT_X86_64;
+	else if (eh->e_machine == EM_AARCH64)
+		b->tstate_current = TSTATE_CURRENT_AARCH64;
+	return b->tstate_current;
+}
+
 int pyframe_binary(int fd, struct py_binary *b)
 {
 	uint64_t version = 0;
@@ -122,11 +138,17 @@ int pyframe_binary(int fd, struct py_binary *b)
 	Elf *elf;
 	int ret = -1;
 
+	GElf_Ehdr eh;
+
 	memset(b, 0, sizeof(*b));
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -1;
+	if (!gelf_getehdr(elf, &eh) || !tstate_current_of(&eh, b)) {
+		elf_end(elf);
+		return -1;
+	}
 	find_symbols(elf, w, sizeof(w) / sizeof(w[0]));
 	if (b->runtime && b->code_type && b->str_type && b->bytes_type &&
 	    is_311(elf, fd, version, &b->exec_delta))
@@ -147,6 +169,7 @@ void pyframe_proc(const struct py_binary *b, const struct maps_entry *e,
 	out->str_type = b->str_type + bias;
 	out->bytes_type = b->bytes_type + bias;
 	out->off = py311;
+	out->off.tstate_current = b->tstate_current;
 }
 
 /* Objects/locations.md of CPython 3.11: the kinds of entry. */

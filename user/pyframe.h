@@ -24,6 +24,7 @@ struct py_binary {
 	uint64_t str_type;
 	uint64_t bytes_type;
 	uint64_t exec_delta;	/* p_vaddr - p_offset of the code segment */
+	uint16_t tstate_current;	/* the one offset that differs by machine */
 };
 
 /* 0 when the ELF open at fd is CPython 3.11 with the symbols needed. */
