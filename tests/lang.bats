@@ -129,3 +129,40 @@ RUBY
 	done
 	[ "$(our_progs)" -eq 0 ]
 }
+
+@test "python: attach -p --lang reads a running CPython 3.11's frames (no USDT semaphore needed), exact" {
+	cat > "$tmp/late.py" <<'PY'
+import signal
+import sys
+import time
+
+
+def work(n):
+    for _ in range(n):
+        time.mktime(time.localtime())
+
+
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+print("WORKLOAD role=main waiting", file=sys.stderr, flush=True)
+signal.sigwait([signal.SIGUSR1])
+work(int(sys.argv[1]))
+print(f"WORKLOAD role=main mktime_calls={sys.argv[1]}", file=sys.stderr)
+PY
+	env -u TZ /usr/bin/python3 "$tmp/late.py" 150 2>"$tmp/wl" &
+	wl=$!
+	for _ in $(seq 100); do
+		grep -q waiting "$tmp/wl" && break
+		sleep 0.1
+	done
+	"$CT" attach -p "$wl" --lang --json -o "$tmp/out.json" 2>"$tmp/err" &
+	ct=$!
+	sleep 2
+	kill -USR1 "$wl"
+	wait "$ct"
+	line=$(line_of "$tmp/late.py" 'time\.mktime(')
+	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = frame ]
+	[ "$(jqr "$tmp/out.json" .lang.python_frame_processes)" -eq 1 ]
+	grep -q 'role=main mktime_calls=150' "$tmp/wl"
+	[ "$(jqr "$tmp/out.json" "[.processes[] | select(.pid == $wl) | .lang_sites[] | select(.file == \"$tmp/late.py\" and .line == $line)][0].tz_accesses")" -eq 150 ]
+	[ "$(jqr "$tmp/out.json" "[.processes[] | select(.pid == $wl) | .lang_sites[] | select(.file == \"$tmp/late.py\" and .line == $line)][0].function")" = work ]
+}

@@ -207,6 +207,8 @@ static int add_target(struct session *s, pid_t pid, pid_t ppid,
 	tracer_set_proc_tz(&s->tracer, pid, p->tz, p->tzdir);
 	if (s->env.libc)
 		libc_probe_process(&s->libc, &s->tracer, p);
+	if (s->env.lang)
+		lang_probe_process(&s->lang, pid);
 	return 0;
 }
 

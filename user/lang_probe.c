@@ -204,10 +204,10 @@ out:
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	warn("--lang: every Ruby and Python process on this machine traps at "
-	     "each C-method call or line while clocktrace runs (here ~40x slower "
-	     "Time.now, ~270x slower Python lines): use it on a reproduction, "
-	     "not in production");
+	warn("--lang: every Ruby process, and Python other than 3.11, on this "
+	     "machine traps at each C-method call or line while clocktrace runs "
+	     "(here ~40x slower Time.now, ~270x slower Python lines): use it on "
+	     "a reproduction, not in production");
 	memset(lp, 0, sizeof(*lp));
 	lp->tracer = t;
 	lp->verbose = verbose;
