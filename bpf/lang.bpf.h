@@ -322,7 +322,7 @@ static __always_inline void py_copy_table(const struct py_proc *p, __u64 code,
 	n->table_size = size > 0xffffffffULL ? 0xffffffffu : size;
 	if (size > LANG_TABLE_LEN)
 		size = LANG_TABLE_LEN;
-	if (size && !bpf_probe_read_user(n->table, size & (2 * LANG_TABLE_LEN - 1),
+	if (size && !bpf_probe_read_user(n->table, size,
 					 (void *)(table + p->off.bytes_data)))
 		n->table_len = size;
 }
@@ -362,7 +362,11 @@ static __always_inline void lang_count(struct lang_site *site, __u32 kind)
 		__sync_fetch_and_add(&site->clock_syscalls, 1);
 }
 
-/* 1 when the event was a Python frame-mode process's (counted or not). */
+/*
+ * 1 when the event was taken as a Python frame-mode thread's (counted or
+ * lost); 0 leaves it to the USDT stacks: a Ruby that a Python parent
+ * exec'd falls back on its parent's entry and finds no GIL holder here.
+ */
 static __always_inline int py_attribute(struct lang_site_key *k, __u32 kind)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -378,7 +382,7 @@ static __always_inline int py_attribute(struct lang_site_key *k, __u32 kind)
 	if (found < 0)
 		count_loss(LOSS_LANG_PY_FRAME);
 	if (found <= 0)
-		return 1;
+		return found < 0;
 	site = py_site_of(p, k, code, instr);
 	if (site)
 		lang_count(site, kind);
