@@ -124,10 +124,11 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c \
 $(OUT)/unit/pyframe_test: CPPFLAGS += -I/usr/include/python3.11 \
 	-I/usr/include/$(shell $(CC) -dumpmachine)/python3.11
 
-$(OUT)/unit/%_test: tests/unit/%_test.c $(PURE_OBJS) | $(OUT)
+$(OUT)/unit/%_test: tests/unit/%_test.c tests/unit/unit_test.h $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(filter-out %.h,$^) -lcmocka \
+		$(LDLIBS) -o $@
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for clocktrace(8).
 #
-# The option lists mirror `clocktrace COMMAND --help` (user/cli.c for run,
-# attach and top; user/bench.c; user/doctor.c); tests/package.bats fails
-# when they drift apart.  Works with or without the bash-completion
+# The option lists mirror `clocktrace COMMAND --help` (user/cli.c's one
+# option table); tests/docs.bats and tests/package.bats fail when they
+# drift apart.  Works with or without the bash-completion
 # package: it uses none of its helpers, except _command_offset (if loaded)
 # to complete PROG's own arguments after `clocktrace run`.
 

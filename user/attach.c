@@ -11,13 +11,12 @@
 #include <sys/syscall.h>
 
 #include "cgroup.h"
-#include "privs.h"
 #include "procfs.h"
 #include "session.h"
 #include "util.h"
 
 struct target_scan {
-	struct env *env;
+	struct opts *opts;
 	pid_t *pids;
 	size_t n;
 };
@@ -69,11 +68,11 @@ static bool is_kernel_thread(pid_t pid)
 static int untraceable(pid_t pid)
 {
 	if (proc_gone(pid)) {
-		warn("attach: pid %d has exited (a zombie, not yet reaped)", pid);
+		ct_warn("attach: pid %d has exited (a zombie, not yet reaped)", pid);
 		return EXIT_TOOL_FAILURE;
 	}
 	if (is_kernel_thread(pid)) {
-		warn("attach: pid %d is a kernel thread: it makes no system "
+		ct_warn("attach: pid %d is a kernel thread: it makes no system "
 		     "calls of its own to trace", pid);
 		return EXIT_TOOL_FAILURE;
 	}
@@ -88,7 +87,7 @@ static void match_comm(pid_t pid, void *ctx)
 	if (pid == getpid() || proc_comm(pid, comm, sizeof(comm)) ||
 	    is_kernel_thread(pid) || proc_gone(pid))
 		return;
-	if (strcmp(comm, ts->env->comm))
+	if (strcmp(comm, ts->opts->comm))
 		return;
 	ts->pids = xrealloc(ts->pids, ts->n + 1, sizeof(*ts->pids));
 	ts->pids[ts->n++] = pid;
@@ -98,16 +97,16 @@ static void match_comm(pid_t pid, void *ctx)
  * --cgroup or --unit: the processes in the cgroup and below it now; the
  * kernel side adds those that fork or exec there later.
  */
-static int resolve_cgroup(struct env *env)
+static int resolve_cgroup(struct opts *opts)
 {
 	pid_t *pids;
 	size_t n;
 	char *dir;
 
-	if (!env->cgroup && !env->unit)
+	if (!opts->cgroup && !opts->unit)
 		return 0;
-	dir = cgroup_target_dir(env->cgroup, env->unit);
-	if (!dir || cgroup_scan(dir, &env->cgroup_ids, &env->ncgroup_ids,
+	dir = cgroup_target_dir(opts->cgroup, opts->unit);
+	if (!dir || cgroup_scan(dir, &opts->cgroup_ids, &opts->ncgroup_ids,
 				&pids, &n)) {
 		free(dir);
 		return EXIT_TOOL_FAILURE;
@@ -116,51 +115,51 @@ static int resolve_cgroup(struct env *env)
 	for (size_t i = 0; i < n; i++) {
 		if (pids[i] == getpid())
 			continue;
-		env->pids = xrealloc(env->pids, env->npids + 1,
-				     sizeof(*env->pids));
-		env->pids[env->npids++] = pids[i];
+		opts->pids = xrealloc(opts->pids, opts->npids + 1,
+				     sizeof(*opts->pids));
+		opts->pids[opts->npids++] = pids[i];
 	}
 	free(pids);
 	return 0;
 }
 
 /* *named: how many of the targets were named by -p (they come first). */
-static int resolve_targets(struct env *env, size_t *named)
+static int resolve_targets(struct opts *opts, size_t *named)
 {
-	struct target_scan ts = { .env = env };
+	struct target_scan ts = { .opts = opts };
 
-	for (size_t i = 0; i < env->npids; i++) {
-		pid_t tgid = tgid_of(env->pids[i]);
+	for (size_t i = 0; i < opts->npids; i++) {
+		pid_t tgid = tgid_of(opts->pids[i]);
 
 		if (tgid < 0 || !proc_exists(tgid)) {
-			warn("attach: no process with pid %d", env->pids[i]);
+			ct_warn("attach: no process with pid %d", opts->pids[i]);
 			return EXIT_TOOL_FAILURE;
 		}
 		if (tgid == getpid()) {
-			warn("attach: pid %d is clocktrace itself", tgid);
+			ct_warn("attach: pid %d is clocktrace itself", tgid);
 			return EXIT_TOOL_FAILURE;
 		}
 		if (untraceable(tgid))
 			return EXIT_TOOL_FAILURE;
-		env->pids[i] = tgid;
+		opts->pids[i] = tgid;
 	}
-	*named = env->npids;
-	if (env->comm) {
-		ts.pids = env->pids;
-		ts.n = env->npids;
+	*named = opts->npids;
+	if (opts->comm) {
+		ts.pids = opts->pids;
+		ts.n = opts->npids;
 		proc_for_each(match_comm, &ts);
 		/* A service not started yet: the kernel adds it at its exec. */
-		if (ts.n == env->npids) {
+		if (ts.n == opts->npids) {
 			char safe[64];
 
-			warn("attach: no process named '%s' yet: waiting for "
+			ct_warn("attach: no process named '%s' yet: waiting for "
 			     "one to exec", escape_arg(safe, sizeof(safe),
-							env->comm));
+							opts->comm));
 		}
-		env->pids = ts.pids;
-		env->npids = ts.n;
+		opts->pids = ts.pids;
+		opts->npids = ts.n;
 	}
-	return resolve_cgroup(env);
+	return resolve_cgroup(opts);
 }
 
 /*
@@ -193,7 +192,7 @@ static int add_target(struct session *s, pid_t pid, pid_t ppid,
 		tracer_forget_proc(&s->tracer, pid);
 		if (!named)
 			return 0;
-		warn("attach: pid %d exited before tracing began", pid);
+		ct_warn("attach: pid %d exited before tracing began", pid);
 		return -1;
 	}
 	p = model_proc(&s->model, pid);
@@ -205,9 +204,9 @@ static int add_target(struct session *s, pid_t pid, pid_t ppid,
 	session_learn_proc_env(p);
 	session_learn_proc_place(p);
 	tracer_set_proc_tz(&s->tracer, pid, p->tz, p->tzdir);
-	if (s->env.libc)
+	if (s->opts.libc)
 		libc_probe_process(&s->libc, &s->tracer, p);
-	if (s->env.lang)
+	if (s->opts.lang)
 		lang_probe_process(&s->lang, pid);
 	return 0;
 }
@@ -250,52 +249,69 @@ static int seed_targets(struct session *s, size_t named)
 	int err = 0;
 
 	s->model.start_ns = now_ns();
-	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = add_target(s, s->env.pids[i], proc_ppid(s->env.pids[i]),
+	for (size_t i = 0; i < s->opts.npids && !err; i++)
+		err = add_target(s, s->opts.pids[i], proc_ppid(s->opts.pids[i]),
 				 0, i < named);
-	if (err || !s->env.tree)
+	if (err || !s->opts.tree)
 		return err;
 	proc_for_each(note_parent, &t);
-	for (size_t i = 0; i < s->env.npids && !err; i++)
-		err = add_descendants(s, s->env.pids[i], 1, &t);
+	for (size_t i = 0; i < s->opts.npids && !err; i++)
+		err = add_descendants(s, s->opts.pids[i], 1, &t);
 	free(t.pid);
 	free(t.ppid);
 	return err;
 }
 
-int cmd_attach(int argc, char **argv)
+static int prepare_attach(struct session *s, int argc, char **argv)
 {
-	int err;
-	struct session *s = session_new(MODE_ATTACH, argc, argv, &err);
-	size_t named = 0;
+	int err = resolve_targets(&s->opts, &s->named_pids);
 
 	if (!err)
-		err = resolve_targets(&s->env, &named);
+		err = report_file_open(&s->report, s->opts.output, stderr);
 	if (!err)
-		err = report_file_open(&s->report, s->env.output, stderr);
-	if (!err)
-		err = report_file_open(&s->html, s->env.html, NULL);
+		err = report_file_open(&s->html, s->opts.html, NULL);
 	if (err)
-		goto out;
+		return err;
 	s->model.command = argv;
 	s->model.ncommand = argc;
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s) || seed_targets(s, named))
-		goto out;
-	drop_privileges(s->env.libc);
-	if (s->env.interval > 0)
-		session_add_timer(s, s->env.interval, &s->timerfd);
+	return SESSION_GO_ON;
+}
+
+static int seed_attach(struct session *s)
+{
+	if (seed_targets(s, s->named_pids))
+		return EXIT_TOOL_FAILURE;
 	session_start_status(s);
-	model_copy(&s->prev, &s->model);
-	session_loop(s);
-	session_stop_status(s);
-	err = s->abort_signal ? 128 + s->abort_signal : 0;
-	if (!s->abort_signal) {
-		session_finish_model(s);
-		session_write_report(s);
-		err = session_commit_report(s);
-	}
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+	return 0;
+}
+
+/*
+ * By name or cgroup, a new target may exec any time: wait for -d or ^C.
+ * By pid, end when all are gone, even if no exit notice came.
+ */
+static bool attach_over(struct session *s)
+{
+	return !s->opts.comm && !s->opts.ncgroup_ids && session_all_gone(s);
+}
+
+static int finish_attach(struct session *s)
+{
+	session_finish_model(s);
+	session_write_report(s);
+	return session_commit_report(s);
+}
+
+static const struct session_ops attach_ops = {
+	.mode = MODE_ATTACH,
+	.evicts = true,
+	.prepare = prepare_attach,
+	.seed = seed_attach,
+	.tick = session_print_interval,
+	.over = attach_over,
+	.finish = finish_attach,
+};
+
+int cmd_attach(int argc, char **argv)
+{
+	return session_main(&attach_ops, argc, argv);
 }

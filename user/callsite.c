@@ -82,13 +82,6 @@ void callsite_note_file(struct libc_probe *lp, pid_t pid, const char *path)
 		add_file(lp, path, root_path, &st);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* The kernel's dev_t is major << 20 | minor. */
 static struct known_file *by_identity(struct libc_probe *lp,
 				      const struct caller_file *cf)
@@ -113,7 +106,7 @@ static struct known_file *by_name(struct libc_probe *lp,
 	memcpy(name, cf->name, CALLER_NAME_LEN);
 	name[CALLER_NAME_LEN] = '\0';
 	for (size_t i = 0; i < lp->nfiles; i++)
-		if (!strcmp(base_name(lp->files[i].seen_as), name) &&
+		if (!strcmp(path_base_name(lp->files[i].seen_as), name) &&
 		    lp->files[i].ino == cf->ino)
 			return &lp->files[i];
 	for (size_t i = 0; i < ARRAY_SIZE(lib_dirs); i++) {

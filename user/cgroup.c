@@ -46,7 +46,7 @@ char *cgroup_target_dir(const char *cgroup, const char *unit)
 	size_t mlen;
 
 	if (!mnt) {
-		warn("attach: no cgroup v2 hierarchy is mounted");
+		ct_warn("attach: no cgroup v2 hierarchy is mounted");
 		return NULL;
 	}
 	mlen = strlen(mnt);
@@ -62,7 +62,7 @@ char *cgroup_target_dir(const char *cgroup, const char *unit)
 	free(mnt);
 	if (dir && !strstr(dir, "/../") && is_dir(dir))
 		return dir;
-	warn("attach: no cgroup v2 directory %s", dir ? dir : "?");
+	ct_warn("attach: no cgroup v2 directory %s", dir ? dir : "?");
 	free(dir);
 	return NULL;
 }
@@ -109,7 +109,7 @@ int cgroup_scan(const char *dir, uint64_t **ids, size_t *nids, pid_t **pids,
 {
 	memset(&scan, 0, sizeof(scan));
 	if (nftw(dir, visit, 16, FTW_PHYS | FTW_MOUNT)) {
-		warn("attach: cannot read %s: %s", dir, strerror(errno));
+		ct_warn("attach: cannot read %s: %s", dir, strerror(errno));
 		free(scan.ids);
 		free(scan.pids);
 		return -1;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The command line of the tracing modes, parsed into a settled env. */
+/*
+ * The command line of every subcommand: one option table, one parser, one
+ * help printer, parsed into settled options (struct opts).
+ */
 #ifndef CLOCKTRACE_CLI_H
 #define CLOCKTRACE_CLI_H
 
@@ -8,14 +11,14 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP };
+enum mode { MODE_RUN, MODE_ATTACH, MODE_TOP, MODE_BENCH, MODE_DOCTOR };
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_FOLDED };
 
-struct env {
+struct opts {
 	enum mode mode;
 	char **prog_argv;		/* run: PROG and its arguments */
 	int prog_argc;
-	pid_t *pids;			/* attach -p */
+	pid_t *pids;			/* attach -p; doctor -p (one) */
 	size_t npids;
 	const char *comm;		/* attach --comm */
 	const char *cgroup;		/* attach --cgroup PATH */
@@ -23,7 +26,8 @@ struct env {
 	uint64_t *cgroup_ids;		/* that cgroup and those below it */
 	size_t ncgroup_ids;
 	bool tree;
-	double duration;		/* -d, 0 = until Ctrl-C or PROG exits */
+	double duration;		/* -d, 0 = until Ctrl-C or PROG exits;
+					 * bench: seconds per row */
 	double interval;		/* -i, 0 = a report at the end only */
 	bool timestamps;		/* -T */
 	unsigned int iterations;	/* top -n, 0 = forever */
@@ -46,19 +50,17 @@ struct env {
 	unsigned int nfix;
 	unsigned int repeat;		/* --repeat N, default 3 */
 	bool repeat_set;
+	uint32_t clock_mask;		/* bench --clock: bit per clock id, 0 = all */
+	int cpu;			/* bench --cpu N, -1 = not pinned */
+	bool fork;			/* bench --fork */
 };
 
 /*
  * argv[0] is the subcommand.  Returns 0 when the session should go on,
  * -1 after --help (exit 0), or 125 after one line on stderr.
  */
-int cli_parse(enum mode mode, int argc, char **argv, struct env *env);
+int cli_parse(enum mode mode, int argc, char **argv, struct opts *opts);
 void cli_usage(FILE *f, enum mode mode);
-/*
- * After getopt_long returned '?' or ':' (with opterr = 0): one line naming
- * the option, and the status to exit with (125).
- */
-int cli_option_error(const char *cmd, int c, char **argv);
 const char *mode_name(enum mode mode);
 int parse_pid_list(const char *s, pid_t **pids, size_t *n);
 

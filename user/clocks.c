@@ -65,6 +65,11 @@ int clock_from_name(const char *name, int32_t *clk)
 	return -1;
 }
 
+bool clock_is_standard(int32_t clk)
+{
+	return (clk >= 0 && clk <= 7) || clk == CLOCK_STANDARD_MAX;
+}
+
 bool clock_is_coarse(int32_t clk)
 {
 	return clk == 5 || clk == 6;

@@ -14,6 +14,12 @@ const char *clock_name(int32_t clk, char *buf, size_t size);
 /* "CLOCK_MONOTONIC", "monotonic", "MONOTONIC" or a number; -1 if unknown. */
 int clock_from_name(const char *name, int32_t *clk);
 
+/*
+ * The clocks a program names with a constant (CLOCK_REALTIME ... CLOCK_TAI),
+ * not the alarm clocks, which only timers take.
+ */
+bool clock_is_standard(int32_t clk);
+#define CLOCK_STANDARD_MAX	11	/* CLOCK_TAI */
 /* Served in userspace by the vDSO when the clocksource allows it. */
 bool clock_vdso_capable(int32_t clk);
 /* Served by the vDSO whatever the clocksource (jiffies-based). */

@@ -23,9 +23,9 @@
 const char *libc_kind_name(enum libc_kind k)
 {
 	switch (k) {
-	case PLIBC_GLIBC: return "glibc";
-	case PLIBC_MUSL: return "musl";
-	case PLIBC_NONE: return "none";
+	case LIBC_KIND_GLIBC: return "glibc";
+	case LIBC_KIND_MUSL: return "musl";
+	case LIBC_KIND_NONE: return "none";
 	default: return "unknown";
 	}
 }
@@ -79,17 +79,16 @@ out:
 static void classify_mapping(struct proc_facts *p, const char *path,
 			     bool *loader)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base_name(path);
 
-	base = base ? base + 1 : path;
 	if (!strncmp(base, "ld-linux", 8))
 		*loader = true;
 	if (!strncmp(base, "ld-musl-", 8) || !strncmp(base, "libc.musl-", 10)) {
 		*loader = true;
-		p->libc = PLIBC_MUSL;
+		p->libc = LIBC_KIND_MUSL;
 	} else if (!strncmp(base, "libc.so.6", 9) ||
 		   !strncmp(base, "libc-2.", 7)) {
-		p->libc = PLIBC_GLIBC;
+		p->libc = LIBC_KIND_GLIBC;
 	} else {
 		return;
 	}
@@ -103,9 +102,9 @@ static void identify_static(struct proc_facts *p)
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
 	if (file_find(path, "glibc", ver, 2))
-		p->libc = PLIBC_GLIBC;
+		p->libc = LIBC_KIND_GLIBC;
 	else if (file_find(path, "musl", ver, 2))
-		p->libc = PLIBC_MUSL;
+		p->libc = LIBC_KIND_MUSL;
 }
 
 struct mappings {
@@ -130,14 +129,14 @@ static void read_libc(struct proc_facts *p)
 	if (maps_for_each_file(p->pid, MAPS_MAX, classify_file, &m))
 		return;
 	if (!m.any) {
-		p->libc = PLIBC_NONE;	/* a kernel thread maps no file */
+		p->libc = LIBC_KIND_NONE;	/* a kernel thread maps no file */
 		return;
 	}
 	p->is_static = !m.loader;
 	if (p->is_static)
 		identify_static(p);
 	/* Through /proc/PID/root: the process may live in another mount ns. */
-	if (p->libc == PLIBC_GLIBC && p->libc_path[0]) {
+	if (p->libc == LIBC_KIND_GLIBC && p->libc_path[0]) {
 		snprintf(path, sizeof(path), "/proc/%d/root%s", p->pid,
 			 p->libc_path);
 		file_find(path, "release version ", p->libc_version,
@@ -171,9 +170,9 @@ void proc_facts_free(struct proc_facts *p)
 const char *proc_tz_finding(const struct proc_facts *p, enum check_status *st)
 {
 	*st = CHECK_OK;
-	if (p->libc == PLIBC_NONE)
+	if (p->libc == LIBC_KIND_NONE)
 		return "no C library mapped: nothing to say about TZ";
-	if (p->libc == PLIBC_MUSL)
+	if (p->libc == LIBC_KIND_MUSL)
 		return "musl loads the zone once and never re-checks it: "
 		       "TZ makes no difference to the cost";
 	if (p->tz_state < 0) {
@@ -183,7 +182,7 @@ const char *proc_tz_finding(const struct proc_facts *p, enum check_status *st)
 	if (p->tz_state > 0)
 		return "TZ set: localtime() never re-checks the zone file";
 	*st = CHECK_WARN;
-	if (p->libc == PLIBC_GLIBC)
+	if (p->libc == LIBC_KIND_GLIBC)
 		return "TZ unset: every localtime() will stat /etc/localtime "
 		       "(start it with TZ=:/etc/localtime)";
 	return "TZ unset and the C library unknown: if it is glibc, every "
@@ -215,7 +214,7 @@ void doctor_process_checks(struct checks *c, const struct proc_facts *p)
 	check_add(c, "process libc", CHECK_OK, "%s%s%s%s%s, %s",
 		  libc_kind_name(p->libc), p->libc_version[0] ? " " : "",
 		  p->libc_version, p->libc_path[0] ? " " : "", p->libc_path,
-		  p->libc == PLIBC_NONE ? "no mappings" :
+		  p->libc == LIBC_KIND_NONE ? "no mappings" :
 		  p->is_static ? "statically linked" : "dynamically linked");
 	finding = proc_tz_finding(p, &st);
 	check_add(c, "process finding", st, "%s", finding);

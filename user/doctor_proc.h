@@ -12,7 +12,7 @@
 
 #include "checks.h"
 
-enum libc_kind { PLIBC_UNKNOWN, PLIBC_GLIBC, PLIBC_MUSL, PLIBC_NONE };
+enum libc_kind { LIBC_KIND_UNKNOWN, LIBC_KIND_GLIBC, LIBC_KIND_MUSL, LIBC_KIND_NONE };
 
 /* What a process's environment and mappings say about its time calls. */
 struct proc_facts {

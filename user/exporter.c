@@ -28,7 +28,7 @@ static void name_live_procs(struct model *m)
 static void render(struct session *s, FILE *f, bool prometheus_text)
 {
 	struct om_opts o = {
-		.pid_label = s->env.metrics_by_pid,
+		.pid_label = s->opts.metrics_by_pid,
 		.prometheus_text = prometheus_text,
 	};
 
@@ -44,7 +44,7 @@ void session_write_openmetrics(struct session *s, const struct model *m)
 {
 	FILE *f = report_file_stream(&s->report);
 
-	if (s->env.mode == MODE_TOP)
+	if (s->ops->trace_all)
 		name_live_procs((struct model *)m);
 	metrics_update(&s->metrics, m);
 	if (!f)
@@ -62,7 +62,7 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 	FILE *f;
 
 	tracer_poll_events(&s->tracer);
-	if (s->env.mode == MODE_TOP) {
+	if (s->ops->trace_all) {
 		tracer_collect(&s->tracer, &fresh);
 		name_live_procs(&fresh);
 		metrics_update(&s->metrics, &fresh);
@@ -83,8 +83,8 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 
 int session_start_exporter(struct session *s)
 {
-	s->metrics.by = s->env.metrics_by_pid ? METRICS_BY_PID : METRICS_BY_COMM;
-	if (!s->env.listen)
+	s->metrics.by = s->opts.metrics_by_pid ? METRICS_BY_PID : METRICS_BY_COMM;
+	if (!s->opts.listen)
 		return 0;
-	return http_listen(&s->http, s->epfd, s->env.listen, scrape, s);
+	return http_listen(&s->http, s->epfd, s->opts.listen, scrape, s);
 }

@@ -94,7 +94,7 @@ int http_listen(struct http_server *h, int epfd, const char *addr,
 	h->ctx = ctx;
 	h->lfd = -1;
 	if (http_parse_addr(addr, &sa, &len)) {
-		warn("--listen: not an address and port: %s", addr);
+		ct_warn("--listen: not an address and port: %s", addr);
 		return -1;
 	}
 	h->lfd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -103,7 +103,7 @@ int http_listen(struct http_server *h, int epfd, const char *addr,
 	    setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(h->lfd, (struct sockaddr *)&sa, len) || listen(h->lfd, 16) ||
 	    watch(h, EPOLL_CTL_ADD, h->lfd, EPOLLIN)) {
-		warn("--listen %s: %s", addr, strerror(errno));
+		ct_warn("--listen %s: %s", addr, strerror(errno));
 		http_close(h);
 		return -1;
 	}

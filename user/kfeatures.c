@@ -14,14 +14,12 @@
 #include "clocktrace.skel.h"
 #include "kfeatures.h"
 #include "libc_attach.h"
+#include "uprobe_multi.h"
 #include "util.h"
 #include "variant.h"
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define PMU_DIR		"/sys/bus/event_source/devices"
-
-/* Not in Debian 12's uapi headers (kernel 6.6 added it). */
-#define ATTACH_TRACE_UPROBE_MULTI	48
 
 const char *const feature_tracepoints[FEAT_NR_TRACEPOINTS] = {
 	"sys_enter", "sys_exit", "sched_process_fork", "sched_process_exec",
@@ -182,47 +180,18 @@ static const struct bpf_insn ret0[] = {
 	{ .code = BPF_JMP | BPF_EXIT },
 };
 
-/*
- * A uprobe_multi link on "/" fails with EBADF (not a regular file) when
- * the kernel knows the link type, EINVAL when it does not.  The attr is
- * laid out by hand: libbpf 1.1 and the uapi headers here predate it.
- */
-struct uprobe_multi_link_attr {
-	__u32 prog_fd, target_fd, attach_type, flags;
-	__u64 path, offsets, ref_ctr_offsets, cookies;
-	__u32 cnt, um_flags, pid, pad;
-};
-
+/* The same probe as --libc's choice of link (uprobe_multi.c). */
 static void probe_uprobe_multi_link(struct feature *f)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, po,
-		.expected_attach_type = ATTACH_TRACE_UPROBE_MULTI);
-	struct uprobe_multi_link_attr a;
-	__u64 offset = 0;
-	int prog, link;
+	const char *step;
+	int err = uprobe_multi_try(UPROBE_LINK_ENTRY, &step);
 
-	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ct_probe", "GPL", ret0,
-			     ARRAY_SIZE(ret0), &po);
-	if (prog < 0) {
-		set(f, FEAT_NO, "program load: %s", strerror(errno));
-		return;
-	}
-	memset(&a, 0, sizeof(a));
-	a.prog_fd = prog;
-	a.attach_type = ATTACH_TRACE_UPROBE_MULTI;
-	a.path = (__u64)(unsigned long)"/";
-	a.offsets = (__u64)(unsigned long)&offset;
-	a.cnt = 1;
-	link = syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-	if (link >= 0 || errno == EBADF)
+	if (!err)
 		set(f, FEAT_YES, "link type known to the kernel");
-	else if (errno == EINVAL || errno == EOPNOTSUPP)
-		set(f, FEAT_NO, "link create: %s", strerror(errno));
+	else if (err == -EINVAL || err == -EOPNOTSUPP)
+		set(f, FEAT_NO, "%s: %s", step, strerror(-err));
 	else
-		set(f, FEAT_UNKNOWN, "link create: %s", strerror(errno));
-	if (link >= 0)
-		close(link);
-	close(prog);
+		set(f, FEAT_UNKNOWN, "%s: %s", step, strerror(-err));
 }
 
 static void probe_uprobes(struct kernel_features *kf, const struct btf *btf)

@@ -56,17 +56,10 @@ struct lang_file {
 	struct bpf_link *links[LINKS_MAX];
 };
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* By name: the probes are only looked for in files that may hold them. */
 static enum lang lang_of_name(const char *path)
 {
-	const char *b = base_name(path);
+	const char *b = path_base_name(path);
 
 	if (!strncmp(b, "libruby", 7))
 		return LANG_RUBY;
@@ -158,7 +151,7 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 	if (!lp->verbose)
 		return;
 	shown = escape_dup(path, ESCAPE_TEXT);
-	warn("--lang: %s: %s", shown, f->frame ? "frames read (CPython 3.11)" :
+	ct_warn("--lang: %s: %s", shown, f->frame ? "frames read (CPython 3.11)" :
 		f->links[0] ? "probed" : "no probes");
 	free(shown);
 }
@@ -204,10 +197,10 @@ out:
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	warn("--lang: every Ruby process, and Python other than 3.11, on this "
-	     "machine traps at each C-method call or line while clocktrace runs "
-	     "(here ~40x slower Time.now, ~270x slower Python lines): use it on "
-	     "a reproduction, not in production");
+	ct_warn("--lang: every Ruby process, and Python other than 3.11, on this "
+		"machine traps at each C-method call or line while clocktrace runs "
+		"(here ~40x slower Time.now, ~270x slower Python lines): use it on "
+		"a reproduction, not in production");
 	memset(lp, 0, sizeof(*lp));
 	lp->tracer = t;
 	lp->verbose = verbose;

@@ -29,7 +29,7 @@ static int resolve_user(const char *user, struct run_user *ru)
 	if (!pw && !parse_u64(user, 0, UINT32_MAX - 1, &uid))
 		pw = getpwuid(uid);
 	if (!pw) {
-		warn("run: no such user '%s'", user);
+		ct_warn("run: no such user '%s'", user);
 		return -1;
 	}
 	ru->uid = pw->pw_uid;
@@ -145,12 +145,12 @@ int launch_prepare_opts(struct launch *l, char **argv,
 	}
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
 	    (o->capture_stdout && pipe2(out, O_CLOEXEC))) {
-		warn("pipe: %s", strerror(errno));
+		ct_warn("pipe: %s", strerror(errno));
 		return -1;
 	}
 	l->pid = fork();
 	if (l->pid < 0) {
-		warn("fork: %s", strerror(errno));
+		ct_warn("fork: %s", strerror(errno));
 		return -1;
 	}
 	if (l->pid == 0) {
@@ -171,7 +171,7 @@ int launch_prepare_opts(struct launch *l, char **argv,
 	l->err_fd = err[0];
 	l->pidfd = syscall(SYS_pidfd_open, l->pid, 0);
 	if (l->pidfd < 0) {
-		warn("pidfd_open: %s", strerror(errno));
+		ct_warn("pidfd_open: %s", strerror(errno));
 		launch_abort(l);
 		return -1;
 	}
@@ -185,7 +185,7 @@ int launch_release(struct launch *l, const char *prog)
 	ssize_t n;
 
 	if (write(l->go_fd, "x", 1) != 1) {
-		warn("cannot release PROG: %s", strerror(errno));
+		ct_warn("cannot release PROG: %s", strerror(errno));
 		return EXIT_TOOL_FAILURE;
 	}
 	close(l->go_fd);
@@ -199,10 +199,10 @@ int launch_release(struct launch *l, const char *prog)
 		return 0;
 	waitpid(l->pid, NULL, 0);
 	if (child_errno < 0) {
-		warn("run: cannot switch to the user: %s", strerror(-child_errno));
+		ct_warn("run: cannot switch to the user: %s", strerror(-child_errno));
 		return EXIT_TOOL_FAILURE;
 	}
-	warn("%s: %s", escape_arg(safe, sizeof(safe), prog),
+	ct_warn("%s: %s", escape_arg(safe, sizeof(safe), prog),
 	     strerror(child_errno));
 	return child_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }

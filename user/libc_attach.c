@@ -188,7 +188,7 @@ static int attach_multi(struct libc_lib *lib, struct bpf_program *prog,
 	if (fd < 0) {
 		char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 
-		warn("--libc: cannot attach %s to %s: %s",
+		ct_warn("--libc: cannot attach %s to %s: %s",
 		     bpf_program__name(prog), shown, strerror(-fd));
 		free(shown);
 		return -1;
@@ -221,7 +221,7 @@ static int attach_classic(struct libc_lib *lib, struct tracer *t,
 			int err = errno;
 			char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 
-			warn("--libc: cannot attach %s to %s+0x%llx: %s",
+			ct_warn("--libc: cannot attach %s to %s+0x%llx: %s",
 			     bpf_program__name(prog), shown,
 			     (unsigned long long)set->offs[i], strerror(err));
 			free(shown);
@@ -281,7 +281,7 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose)
 	for (int i = 0; i < SLOT_MAX; i++)
 		lib->link_fds[i] = -1;
 	if (!syms) {
-		warn("--libc: %s is not a readable ELF file (or it changed)",
+		ct_warn("--libc: %s is not a readable ELF file (or it changed)",
 		     shown);
 		free(shown);
 		return -1;

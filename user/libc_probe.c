@@ -29,9 +29,8 @@ static const char *const libc_patterns[] = {
 
 static bool is_libc_name(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base_name(path);
 
-	base = base ? base + 1 : path;
 	for (size_t i = 0; i < ARRAY_SIZE(libc_patterns); i++)
 		if (!fnmatch(libc_patterns[i], base, 0))
 			return true;
@@ -290,9 +289,9 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 		}
 	}
 	if (own)
-		set_libc(p, LIBC_PROBED, own);
+		set_libc(p, LIBC_STATE_PROBED, own);
 	else if (ms.nlibc)
-		set_libc(p, LIBC_UNKNOWN, ms.libc[0]);
+		set_libc(p, LIBC_STATE_UNKNOWN, ms.libc[0]);
 	scan_free(&ms);
 }
 
@@ -322,8 +321,8 @@ void libc_probe_process(struct libc_probe *lp, struct tracer *t,
 	(void)t;	/* the one given at init */
 	/* At exec the loader has not mapped the libraries yet: see rescan. */
 	look_at(lp, p, true);
-	if (exe_is_dynamic(p->exe) == 0 && p->libc_state != LIBC_PROBED)
-		set_libc(p, LIBC_ABSENT, NULL);
+	if (exe_is_dynamic(p->exe) == 0 && p->libc_state != LIBC_STATE_PROBED)
+		set_libc(p, LIBC_STATE_ABSENT, NULL);
 }
 
 void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
@@ -336,7 +335,7 @@ void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
 		return;
 	lp->last_scan_ns = now;
 	for (size_t i = 0; i < m->nprocs; i++)
-		if (!m->procs[i].exited && m->procs[i].libc_state != LIBC_ABSENT)
+		if (!m->procs[i].exited && m->procs[i].libc_state != LIBC_STATE_ABSENT)
 			look_at(lp, &m->procs[i], true);
 }
 
@@ -345,14 +344,14 @@ static void settle_state(const struct libc_probe *lp, struct proc_model *p)
 {
 	int dynamic;
 
-	if (p->libc_state == LIBC_PROBED)
+	if (p->libc_state == LIBC_STATE_PROBED)
 		return;
 	dynamic = exe_is_dynamic(p->exe);
 	if (dynamic == 0) {
-		set_libc(p, LIBC_ABSENT, NULL);
+		set_libc(p, LIBC_STATE_ABSENT, NULL);
 	} else if (dynamic == 1 && lp->nlibs) {
 		/* Loaded by the system's loader: the default library. */
-		set_libc(p, LIBC_PROBED, lp->libs[0].path);
+		set_libc(p, LIBC_STATE_PROBED, lp->libs[0].path);
 	}
 }
 

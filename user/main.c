@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	warn("unknown command '%s' (see clocktrace --help)",
+	ct_warn("unknown command '%s' (see clocktrace --help)",
 	     escape_arg(safe, sizeof(safe), argv[1]));
 	return EXIT_TOOL_FAILURE;
 }

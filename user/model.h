@@ -54,7 +54,7 @@ struct lang_site_stat {
 };
 
 enum env_state { ENV_UNKNOWN, ENV_UNSET, ENV_SET };
-enum libc_state { LIBC_UNKNOWN, LIBC_PROBED, LIBC_ABSENT };
+enum libc_state { LIBC_STATE_UNKNOWN, LIBC_STATE_PROBED, LIBC_STATE_ABSENT };
 
 struct proc_model {
 	pid_t pid;

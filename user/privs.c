@@ -63,7 +63,7 @@ int drop_privileges(bool libc)
 	}
 	prctl(PR_CAPBSET_DROP, CAP_SETPCAP, 0, 0, 0);
 	if (syscall(SYS_capset, &hdr, data)) {
-		warn("cannot drop capabilities: %s", strerror(errno));
+		ct_warn("cannot drop capabilities: %s", strerror(errno));
 		return -1;
 	}
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -78,7 +78,7 @@ static int fail(struct report_file *r, int err, const char *why)
 {
 	char safe[256];
 
-	warn("cannot write %s: %s",
+	ct_warn("cannot write %s: %s",
 	     r->path ? escape_arg(safe, sizeof(safe), r->path) : "the report",
 	     why ? why : strerror(err));
 	r->failed = true;
@@ -175,7 +175,7 @@ static int start_temp(struct report_file *r, const struct keeper_target *t)
 	if (t->give && !fstat(fd, &st) && st.st_uid != t->uid) {
 		char safe[256];
 
-		warn("cannot give %s to uid %u",
+		ct_warn("cannot give %s to uid %u",
 		     escape_arg(safe, sizeof(safe), r->path),
 		     (unsigned int)t->uid);
 	}

@@ -116,11 +116,9 @@ static char *site_frame(const struct caller_stat *c)
 	if (!c->source) {
 		out = xasprintf("%s (%s)", fn, mod);
 	} else {
-		const char *base = strrchr(c->source, '/');
-		size_t len = strcspn(base ? base + 1 : c->source, " ");
+		const char *base = path_base_name(c->source);
 
-		out = xasprintf("%s (%.*s)", fn, (int)len,
-				base ? base + 1 : c->source);
+		out = xasprintf("%s (%.*s)", fn, (int)strcspn(base, " "), base);
 	}
 	free(fn);
 	return out;
@@ -140,9 +138,7 @@ static void add_libc_stacks(struct stacks *s, const struct proc_model *p)
 /* "w.rb:4 Time#localtime": the script's base name keeps frames short. */
 static char *script_frame(const struct lang_site_stat *l)
 {
-	const char *base = strrchr(l->file, '/');
-
-	return xasprintf("%s:%u %s%s%s", base ? base + 1 : l->file, l->line,
+	return xasprintf("%s:%u %s%s%s", path_base_name(l->file), l->line,
 			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func);
 }
 

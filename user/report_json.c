@@ -70,7 +70,7 @@ static void json_tz(struct json *j, const struct proc_model *p)
 
 static const char *libc_state_name(enum libc_state st)
 {
-	return st == LIBC_PROBED ? "probed" : st == LIBC_ABSENT ? "absent" :
+	return st == LIBC_STATE_PROBED ? "probed" : st == LIBC_STATE_ABSENT ? "absent" :
 	       "unknown";
 }
 
@@ -160,7 +160,7 @@ static void json_libc(struct json *j, const struct model *m,
 	/* false: a library it used was probed late, calls before not seen */
 	json_bool(j, "libc_complete", !p->libc_late);
 	json_obj_begin(j, "libc");
-	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_ABSENT;
+	for (uint32_t f = 1; f < LIBC_FN_MAX && p->libc_state != LIBC_STATE_ABSENT;
 	     f++) {
 		const struct libc_stats *s = proc_libc(p, f);
 

@@ -174,7 +174,7 @@ static void print_absent(FILE *f, const struct model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
 
-		if (p->libc_state != LIBC_ABSENT)
+		if (p->libc_state != LIBC_STATE_ABSENT)
 			continue;
 		if (!any)
 			fprintf(f, "\n  No C library to probe (static binary "

@@ -4,7 +4,6 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "privs.h"
 #include "session.h"
 #include "util.h"
 
@@ -19,13 +18,13 @@ static int run_status(const struct session *s)
 	return WEXITSTATUS(s->prog_status);
 }
 
-static void warn_root_prog(const struct env *env)
+static void warn_root_prog(const struct opts *opts)
 {
 	const char *sudo_user = getenv("SUDO_USER");
 
-	if (env->user || !sudo_user || geteuid() != 0)
+	if (opts->user || !sudo_user || geteuid() != 0)
 		return;
-	warn("note: PROG runs as root; use -u %s to run it as yourself",
+	ct_warn("note: PROG runs as root; use -u %s to run it as yourself",
 	     sudo_user);
 }
 
@@ -43,58 +42,67 @@ static int seed_run(struct session *s)
 		     tzdir ? xstrdup(tzdir) : NULL);
 	if (session_watch_fd(s, s->launch.pidfd))
 		return EXIT_TOOL_FAILURE;
-	if (s->env.libc)
-		libc_probe_prog(&s->libc, s->env.prog_argv[0]);
+	if (s->opts.libc)
+		libc_probe_prog(&s->libc, s->opts.prog_argv[0]);
 	s->model.start_ns = now_ns();
-	err = launch_release(&s->launch, s->env.prog_argv[0]);
+	err = launch_release(&s->launch, s->opts.prog_argv[0]);
 	if (err)
 		s->launch.pid = 0;
 	return err;
 }
 
-int cmd_run(int argc, char **argv)
+static int prepare_run(struct session *s, int argc, char **argv)
 {
 	int err;
-	struct session *s = session_new(MODE_RUN, argc, argv, &err);
 
+	(void)argc;
+	(void)argv;
+	err = report_file_open(&s->report, s->opts.output, stderr);
 	if (!err)
-		err = report_file_open(&s->report, s->env.output, stderr);
-	if (!err)
-		err = report_file_open(&s->html, s->env.html, NULL);
+		err = report_file_open(&s->html, s->opts.html, NULL);
 	if (err)
-		goto out;
-	warn_root_prog(&s->env);
-	s->model.command = s->env.prog_argv;
-	s->model.ncommand = s->env.prog_argc;
-	if (s->env.compare) {
+		return err;
+	warn_root_prog(&s->opts);
+	s->model.command = s->opts.prog_argv;
+	s->model.ncommand = s->opts.prog_argc;
+	/* Runs PROG many times, a session of its own each. */
+	if (s->opts.compare) {
 		err = run_compare(s);
-		goto out;
+		return err < 0 ? 0 : err;
 	}
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s))
-		goto out;
-	if (launch_prepare(&s->launch, s->env.prog_argv, s->env.user,
+	if (launch_prepare(&s->launch, s->opts.prog_argv, s->opts.user,
 			   &s->old_mask))
-		goto out;
-	err = seed_run(s);
-	if (err)
-		goto out;
-	drop_privileges(s->env.libc);
-	if (s->env.interval > 0)
-		session_add_timer(s, s->env.interval, &s->timerfd);
-	model_copy(&s->prev, &s->model);
-	session_loop(s);
-	if (!s->abort_signal) {
-		session_finish_model(s);
-		session_write_report(s);
-		/* PROG's status must not hide that its report was lost. */
-		if (session_commit_report(s)) {
-			err = EXIT_TOOL_FAILURE;
-			goto out;
-		}
-	}
-	err = run_status(s);
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+		return EXIT_TOOL_FAILURE;
+	return SESSION_GO_ON;
+}
+
+/* PROG has exited and, with --follow, every descendant too. */
+static bool run_over(struct session *s)
+{
+	return s->prog_exited && (!s->opts.follow || session_all_gone(s));
+}
+
+static int finish_run(struct session *s)
+{
+	session_finish_model(s);
+	session_write_report(s);
+	/* PROG's status must not hide that its report was lost. */
+	if (session_commit_report(s))
+		return EXIT_TOOL_FAILURE;
+	return run_status(s);
+}
+
+static const struct session_ops run_ops = {
+	.mode = MODE_RUN,
+	.passes_signals = true,
+	.prepare = prepare_run,
+	.seed = seed_run,
+	.tick = session_print_interval,
+	.over = run_over,
+	.finish = finish_run,
+};
+
+int cmd_run(int argc, char **argv)
+{
+	return session_main(&run_ops, argc, argv);
 }

@@ -25,12 +25,12 @@
 #define COUNTED_RUNS	2	/* one of each variant, first */
 
 /* The fix's TZ if it sets one, else ours: what the kernel side will see. */
-static const char *variant_tz(const struct env *env, enum compare_variant v)
+static const char *variant_tz(const struct opts *opts, enum compare_variant v)
 {
 	if (v == VARIANT_AFTER)
-		for (unsigned int i = 0; i < env->nfix; i++)
-			if (!strncmp(env->fix[i], "TZ=", 3))
-				return env->fix[i] + 3;
+		for (unsigned int i = 0; i < opts->nfix; i++)
+			if (!strncmp(opts->fix[i], "TZ=", 3))
+				return opts->fix[i] + 3;
 	return getenv("TZ");
 }
 
@@ -39,13 +39,13 @@ static int prepare_all(struct session *s, struct launch *l, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
 		struct launch_opts o = {
-			.user = s->env.user,
-			.set_env = k % 2 ? (char *const *)s->env.fix : NULL,
+			.user = s->opts.user,
+			.set_env = k % 2 ? (char *const *)s->opts.fix : NULL,
 			.capture_stdout = true,
 			.close_inherited = true,
 		};
 
-		if (launch_prepare_opts(&l[k], s->env.prog_argv, &o,
+		if (launch_prepare_opts(&l[k], s->opts.prog_argv, &o,
 					&s->old_mask))
 			return -1;
 	}
@@ -74,7 +74,7 @@ static void reset_model(struct session *s)
 static int start_variant(struct session *s, struct launch *l,
 			 enum compare_variant v)
 {
-	const char *tz = variant_tz(&s->env, v), *tzdir = getenv("TZDIR");
+	const char *tz = variant_tz(&s->opts, v), *tzdir = getenv("TZDIR");
 	struct proc_model *root;
 
 	s->launch = *l;
@@ -93,7 +93,7 @@ static int start_variant(struct session *s, struct launch *l,
 			     tz ? xstrdup(tz) : NULL,
 			     tzdir ? xstrdup(tzdir) : NULL);
 	s->model.start_ns = now_ns();
-	return launch_release(&s->launch, s->env.prog_argv[0]);
+	return launch_release(&s->launch, s->opts.prog_argv[0]);
 }
 
 static void end_variant(struct session *s)
@@ -143,14 +143,14 @@ static int write_reports(struct session *s, const struct model *m,
 {
 	struct findings fs;
 	struct report_opts ro = {
-		.top_n = s->env.top_n,
-		.per_process = s->env.per_process,
+		.top_n = s->opts.top_n,
+		.per_process = s->opts.per_process,
 	};
 	FILE *f = report_file_stream(&s->report);
 	FILE *html = report_file_stream(&s->html);
 
 	findings_build(m, &fs);
-	if (f && s->env.format == FORMAT_JSON) {
+	if (f && s->opts.format == FORMAT_JSON) {
 		report_json_compare(f, m, &fs, true, c);
 	} else if (f) {
 		report_text(f, m, &fs, &ro);
@@ -207,14 +207,14 @@ static void find_presets(struct compare *c)
 
 int run_compare(struct session *s)
 {
-	size_t n = COUNTED_RUNS + 2 * (size_t)s->env.repeat;
+	size_t n = COUNTED_RUNS + 2 * (size_t)s->opts.repeat;
 	struct launch *l = xcalloc(n, sizeof(*l));
 	struct model counted[VARIANT_MAX] = {};
-	struct compare c = { .repeat = s->env.repeat };
+	struct compare c = { .repeat = s->opts.repeat };
 	int err = EXIT_TOOL_FAILURE;
 
-	for (unsigned int i = 0; i < s->env.nfix; i++)
-		c.fix[c.nfix++] = s->env.fix[i];
+	for (unsigned int i = 0; i < s->opts.nfix; i++)
+		c.fix[c.nfix++] = s->opts.fix[i];
 	find_presets(&c);
 	if (session_setup(s) || prepare_all(s, l, n))
 		goto out;

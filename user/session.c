@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The life of a tracing session, the same for run and attach: parse, open
- * the output, load and attach, seed the targets, loop, report, detach.
+ * The life of a tracing session, the same for run, attach and top:
+ * session_main() below; what differs is in each mode's session_ops
+ * (run.c, attach.c, top.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include "findings.h"
 #include "launch.h"
 #include "libc_probe.h"
+#include "privs.h"
 #include "procfs.h"
 #include "report.h"
 #include "report_html.h"
@@ -84,13 +86,6 @@ static void inherit_env(struct proc_model *child, const struct proc_model *paren
 		     parent->tzdir ? xstrdup(parent->tzdir) : NULL);
 }
 
-static bool same_basename(const char *path, const char *name)
-{
-	const char *slash = strrchr(path, '/');
-
-	return !strcmp(slash ? slash + 1 : path, name);
-}
-
 /*
  * The live link is best; once the process is gone, the path exec was given,
  * unless it was relative or /proc/self/exe: then the parent's image if it
@@ -111,7 +106,7 @@ static char *exe_of_event(struct session *s, const struct exec_event *x)
 	if (path[0] == '/' && strncmp(path, "/proc/", 6))
 		return xstrdup(path);
 	parent = model_find(&s->model, e->ppid);
-	if (parent && parent->exe && same_basename(parent->exe, name))
+	if (parent && parent->exe && !strcmp(path_base_name(parent->exe), name))
 		return xstrdup(parent->exe);
 	return xstrdup(name[0] ? name : path);
 }
@@ -145,9 +140,9 @@ static void on_event(void *ctx, const struct event *e)
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		session_learn_proc_env(p);
 		session_learn_proc_place(p);
-		if (s->env.libc)
+		if (s->opts.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
-		if (s->env.lang)
+		if (s->opts.lang)
 			lang_probe_process(&s->lang, p->pid);
 		break;
 	case EVENT_EXIT:
@@ -208,15 +203,15 @@ static void note_kernel(struct kernel_run *k, const struct tracer *t)
 int session_setup(struct session *s)
 {
 	struct tracer_opts o = {
-		.trace_all = s->env.mode == MODE_TOP,
-		.max_procs = s->env.max_procs,
-		.ringbuf_kb = s->env.ringbuf_kb,
-		.verbose = s->env.verbose,
-		.libc = s->env.libc,
-		.lang = s->env.lang,
-		.comm = s->env.mode == MODE_ATTACH ? s->env.comm : NULL,
-		.cgroup_ids = s->env.cgroup_ids,
-		.ncgroup_ids = s->env.ncgroup_ids,
+		.trace_all = s->ops->trace_all,
+		.max_procs = s->opts.max_procs,
+		.ringbuf_kb = s->opts.ringbuf_kb,
+		.verbose = s->opts.verbose,
+		.libc = s->opts.libc,
+		.lang = s->opts.lang,
+		.comm = s->opts.comm,
+		.cgroup_ids = s->opts.cgroup_ids,
+		.ncgroup_ids = s->opts.ncgroup_ids,
 		.on_event = on_event,
 		.ctx = s,
 	};
@@ -230,50 +225,38 @@ int session_setup(struct session *s)
 		return -1;
 	if (session_watch_fd(s, tracer_ring_fd(&s->tracer)) || session_watch_fd(s, s->sigfd))
 		return -1;
-	if (s->env.libc)
-		libc_probe_init(&s->libc, &s->tracer, s->env.verbose);
-	if (s->env.lang)
-		lang_probe_init(&s->lang, &s->tracer, s->env.verbose);
-	s->model.mode = mode_name(s->env.mode);
-	s->model.libc_enabled = s->env.libc;
+	if (s->opts.libc)
+		libc_probe_init(&s->libc, &s->tracer, s->opts.verbose);
+	if (s->opts.lang)
+		lang_probe_init(&s->lang, &s->tracer, s->opts.verbose);
+	s->model.mode = mode_name(s->opts.mode);
+	s->model.libc_enabled = s->opts.libc;
 	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
 			 "current_clocksource");
 	note_kernel(&s->model.kernel, &s->tracer);
 	return 0;
 }
 
-struct session *session_new(enum mode mode, int argc, char **argv, int *err)
+/* Parse the command line, check privileges: every tracing command's start. */
+static struct session *session_new(const struct session_ops *ops, int argc,
+				   char **argv, int *err)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 
+	s->ops = ops;
 	s->http.lfd = s->http.cfd = -1;
 	s->capture_fd = -1;
-	*err = cli_parse(mode, argc, argv, &s->env);
+	*err = cli_parse(ops->mode, argc, argv, &s->opts);
 	if (!*err)
 		*err = tracer_check_privileges();
 	return s;
 }
 
-void session_free(struct session *s)
+static void session_teardown(struct session *s)
 {
-	launch_abort(&s->launch);
-	session_teardown(s);
-	report_file_discard(&s->report);
-	report_file_discard(&s->html);
-	timeline_free(&s->timeline);
-	model_free(&s->model);
-	model_free(&s->prev);
-	metrics_free(&s->metrics);
-	free(s->env.pids);
-	free(s->env.cgroup_ids);
-	free(s);
-}
-
-void session_teardown(struct session *s)
-{
-	if (s->env.libc)
+	if (s->opts.libc)
 		libc_probe_close(&s->libc);
-	if (s->env.lang)
+	if (s->opts.lang)
 		lang_probe_close(&s->lang);
 	http_close(&s->http);
 	tracer_close(&s->tracer);
@@ -285,6 +268,22 @@ void session_teardown(struct session *s)
 		close(s->timerfd);
 	if (s->stopfd > 0)
 		close(s->stopfd);
+}
+
+/* Detach, close and free: safe at any point after session_new. */
+static void session_free(struct session *s)
+{
+	launch_abort(&s->launch);
+	session_teardown(s);
+	report_file_discard(&s->report);
+	report_file_discard(&s->html);
+	timeline_free(&s->timeline);
+	model_free(&s->model);
+	model_free(&s->prev);
+	metrics_free(&s->metrics);
+	free(s->opts.pids);
+	free(s->opts.cgroup_ids);
+	free(s);
 }
 
 bool session_any_alive(struct session *s)
@@ -299,7 +298,7 @@ bool session_any_alive(struct session *s)
 static void forward_signal(struct session *s, const struct signalfd_siginfo *si)
 {
 	/* A terminal's ^C reaches PROG's process group by itself. */
-	if (s->env.mode == MODE_RUN && s->launch.pid > 0 && !s->prog_exited &&
+	if (s->launch.pid > 0 && !s->prog_exited &&
 	    si->ssi_code != SI_KERNEL)
 		kill(s->launch.pid, si->ssi_signo);
 }
@@ -314,7 +313,7 @@ static bool handle_signal(struct session *s)
 			s->abort_signal = si.ssi_signo;
 			return true;
 		}
-		if (s->env.mode == MODE_RUN) {
+		if (s->ops->passes_signals) {
 			forward_signal(s, &si);
 			continue;
 		}
@@ -350,7 +349,7 @@ static void reap_prog(struct session *s)
 
 static bool evicting(const struct session *s)
 {
-	return s->env.mode == MODE_ATTACH && !s->env.libc && !s->env.lang;
+	return s->ops->evicts && !s->opts.libc && !s->opts.lang;
 }
 
 /*
@@ -385,7 +384,7 @@ void session_collect(struct session *s)
  */
 static unsigned int evict_threshold(const struct session *s)
 {
-	return s->env.max_procs / 4 ? s->env.max_procs / 4 : 1;
+	return s->opts.max_procs / 4 ? s->opts.max_procs / 4 : 1;
 }
 
 static void evict_exited(struct session *s)
@@ -415,7 +414,7 @@ static void evict_exited(struct session *s)
  */
 static void maybe_evict(struct session *s)
 {
-	if (s->env.interval > 0 ||
+	if (s->opts.interval > 0 ||
 	    s->exits_seen - s->exits_evicted < evict_threshold(s))
 		return;
 	tracer_poll_events(&s->tracer);
@@ -431,11 +430,11 @@ int session_commit_report(struct session *s)
 	return report_file_commit(&s->html) ? EXIT_TOOL_FAILURE : err;
 }
 
-static void print_interval(struct session *s)
+bool session_print_interval(struct session *s)
 {
 	struct model delta = {};
 	struct findings fs = {};
-	struct report_opts ro = { .top_n = s->env.top_n ? s->env.top_n : 10 };
+	struct report_opts ro = { .top_n = s->opts.top_n ? s->opts.top_n : 10 };
 	FILE *f = report_file_stream(&s->report);
 	char label[64] = "";
 
@@ -443,7 +442,7 @@ static void print_interval(struct session *s)
 	session_collect(s);
 	s->model.end_ns = now_ns();
 	model_delta(&s->prev, &s->model, &delta);
-	if (s->env.timestamps) {
+	if (s->opts.timestamps) {
 		time_t t = time(NULL);
 		struct tm tm;
 
@@ -451,29 +450,30 @@ static void print_interval(struct session *s)
 		strftime(label, sizeof(label), "%H:%M:%S", &tm);
 	}
 	ro.interval_label = label;
-	if (s->env.html)
+	if (s->opts.html)
 		timeline_add(&s->timeline, &delta, delta.end_ns - s->model.start_ns);
 	findings_build(&delta, &fs);
-	if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->opts.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
 	else if (!f)
 		;	/* a write failed: said once, the end will say 125 */
-	else if (s->env.format == FORMAT_JSON)
+	else if (s->opts.format == FORMAT_JSON)
 		report_json(f, &delta, &fs, false);
 	else
 		report_interval_text(f, &delta, &ro);
-	if (f && s->env.format != FORMAT_OPENMETRICS)
+	if (f && s->opts.format != FORMAT_OPENMETRICS)
 		report_file_publish(&s->report);
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
 	evict_exited(s);
+	return false;
 }
 
 void session_start_status(struct session *s)
 {
 	/* Interval reports would interleave with it. */
-	s->status = term_can_redraw(STDERR_FILENO) && s->env.interval == 0;
+	s->status = term_can_redraw(STDERR_FILENO) && s->opts.interval == 0;
 	s->status_ns = now_ns();
 }
 
@@ -506,7 +506,7 @@ static void update_status(struct session *s)
  * exit was notified since, or a second went by (a notice lost to a full
  * ring buffer must not keep us waiting forever).
  */
-static bool all_gone(struct session *s)
+bool session_all_gone(struct session *s)
 {
 	uint64_t now = now_ns();
 
@@ -552,8 +552,8 @@ static void enter_end_phase(struct session *s)
 static void loop_until_done(struct session *s)
 {
 	struct epoll_event evs[8];
-	uint64_t deadline = s->env.duration > 0 ?
-		s->model.start_ns + (uint64_t)(s->env.duration * 1e9) : 0;
+	uint64_t deadline = s->opts.duration > 0 ?
+		s->model.start_ns + (uint64_t)(s->opts.duration * 1e9) : 0;
 
 	for (;;) {
 		int n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), POLL_MS);
@@ -567,8 +567,9 @@ static void loop_until_done(struct session *s)
 			if (fd == s->sigfd && handle_signal(s))
 				return;
 			if (fd == s->timerfd &&
-			    read(fd, &ticks, sizeof(ticks)) == sizeof(ticks))
-				print_interval(s);
+			    read(fd, &ticks, sizeof(ticks)) == sizeof(ticks) &&
+			    s->ops->tick(s))
+				return;
 			if (fd == s->launch.pidfd)
 				reap_prog(s);
 			if (fd == s->capture_fd)
@@ -578,19 +579,11 @@ static void loop_until_done(struct session *s)
 		http_expire(&s->http);
 		maybe_evict(s);
 		update_status(s);
-		if (s->env.libc)
+		if (s->opts.libc)
 			libc_probe_rescan(&s->libc, &s->tracer, &s->model);
 		if (deadline && now_ns() >= deadline)
 			return;
-		if (s->env.mode == MODE_RUN && s->prog_exited &&
-		    (!s->env.follow || all_gone(s)))
-			return;
-		/*
-		 * By name, a new target may exec any time: wait for -d or ^C.
-		 * By pid, end when all are gone, even if no exit notice came.
-		 */
-		if (s->env.mode == MODE_ATTACH && !s->env.comm &&
-		    !s->env.ncgroup_ids && all_gone(s))
+		if (s->ops->over && s->ops->over(s))
 			return;
 	}
 }
@@ -621,17 +614,13 @@ void session_end_phase(struct session *s)
 	enter_end_phase(s);
 }
 
-void session_loop(struct session *s)
-{
-	loop_until_done(s);
-	enter_end_phase(s);
-}
 
 void session_finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
 	session_collect(s);
-	if (!s->model.end_ns || s->env.mode != MODE_RUN || s->env.follow)
+	/* run without --follow ends when PROG did (reap_prog). */
+	if (!s->prog_exited || s->opts.follow)
 		s->model.end_ns = now_ns();
 	for (size_t i = 0; i < s->model.nprocs; i++) {
 		struct proc_model *p = &s->model.procs[i];
@@ -639,9 +628,9 @@ void session_finish_model(struct session *s)
 		if (!p->exe && !p->exited)
 			p->exe = proc_exe(p->pid);
 	}
-	if (s->env.libc)
+	if (s->opts.libc)
 		libc_probe_finish(&s->libc, &s->model);
-	if (s->env.lang)
+	if (s->opts.lang)
 		lang_probe_collect(&s->lang, &s->model);
 	if (s->prog_exited) {
 		s->model.has_exit = true;
@@ -656,19 +645,19 @@ void session_write_report(struct session *s)
 {
 	struct findings fs;
 	struct report_opts ro = {
-		.top_n = s->env.top_n,
-		.per_process = s->env.per_process,
+		.top_n = s->opts.top_n,
+		.per_process = s->opts.per_process,
 	};
 	FILE *f = report_file_stream(&s->report), *html;
 
 	findings_build(&s->model, &fs);
-	if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->opts.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &s->model);
 	else if (!f)
 		;	/* a write failed: said once, the end says 125 */
-	else if (s->env.format == FORMAT_JSON)
+	else if (s->opts.format == FORMAT_JSON)
 		report_json(f, &s->model, &fs, true);
-	else if (s->env.format == FORMAT_FOLDED)
+	else if (s->opts.format == FORMAT_FOLDED)
 		report_folded(f, &s->model);
 	else
 		report_text(f, &s->model, &fs, &ro);
@@ -678,3 +667,44 @@ void session_write_report(struct session *s)
 	findings_free(&fs);
 }
 
+
+/* Everything before the loop; 0, or the exit status. */
+static int session_start(struct session *s)
+{
+	int err = s->ops->seed(s);
+
+	if (err)
+		return err;
+	drop_privileges(s->opts.libc);
+	if (s->opts.interval > 0 &&
+	    session_add_timer(s, s->opts.interval, &s->timerfd))
+		return EXIT_TOOL_FAILURE;
+	model_copy(&s->prev, &s->model);
+	return 0;
+}
+
+int session_main(const struct session_ops *ops, int argc, char **argv)
+{
+	int err;
+	struct session *s = session_new(ops, argc, argv, &err);
+
+	if (!err)
+		err = ops->prepare(s, argc, argv);
+	else if (err < 0)
+		err = 0;	/* --help */
+	if (err != SESSION_GO_ON)
+		goto out;
+	err = EXIT_TOOL_FAILURE;
+	if (session_setup(s))
+		goto out;
+	err = session_start(s);
+	if (err)
+		goto out;
+	loop_until_done(s);
+	enter_end_phase(s);
+	session_stop_status(s);
+	err = s->abort_signal ? 128 + s->abort_signal : ops->finish(s);
+out:
+	session_free(s);
+	return err;
+}

@@ -16,8 +16,43 @@
 #include "timeline.h"
 #include "tracer.h"
 
+struct session;
+
+/*
+ * What differs between run, attach and top.  session_main() drives the
+ * rest, the same for all: parse, prepare, load and attach, seed, drop
+ * privileges, loop (signals, timer, ring buffer, --listen, -d), report,
+ * detach.
+ */
+struct session_ops {
+	enum mode mode;
+	bool trace_all;		/* every process of the machine (top) */
+	bool passes_signals;	/* a signal goes to PROG, whose exit ends us (run) */
+	bool evicts;		/* exited processes may leave the maps (attach) */
+	/*
+	 * Before anything is loaded: name the targets, open the outputs.
+	 * SESSION_GO_ON, or the exit status when the session is decided
+	 * already (an error; run --compare, which runs sessions of its own).
+	 */
+	int (*prepare)(struct session *s, int argc, char **argv);
+	/* Loaded and attached: the first targets; 0 or the exit status. */
+	int (*seed)(struct session *s);
+	/* The -i timer fired: true when the session is over. */
+	bool (*tick)(struct session *s);
+	/* After each wake-up: true when the session is over; NULL: never. */
+	bool (*over)(struct session *s);
+	/* The loop is over and no second signal aborted: the exit status. */
+	int (*finish)(struct session *s);
+};
+
+#define SESSION_GO_ON	(-1)
+
+/* A whole session of one mode: the exit status. */
+int session_main(const struct session_ops *ops, int argc, char **argv);
+
 struct session {
-	struct env env;
+	const struct session_ops *ops;
+	struct opts opts;
 	struct tracer tracer;
 	struct libc_probe libc;
 	struct lang_probe lang;
@@ -48,14 +83,13 @@ struct session {
 	uint64_t capture_bytes;
 	bool status;			/* a live status line on stderr */
 	uint64_t status_ns;
+	size_t named_pids;		/* attach: the first ones named by -p */
+	uint64_t top_last_ns;		/* top: the last refresh */
+	unsigned int top_refreshes;	/* top: refreshes so far (-n) */
 };
 
-/* Parse the command line, check privileges: every tracing command's start. */
-struct session *session_new(enum mode mode, int argc, char **argv, int *err);
-/* Detach, close and free: safe at any point after session_new. */
-void session_free(struct session *s);
+/* Load and attach, signals and the loop's descriptors (run --compare). */
 int session_setup(struct session *s);
-void session_teardown(struct session *s);
 void session_set_proc_env(struct proc_model *p, int state, char *tz,
 			  char *tzdir);
 /* TZ and TZDIR from /proc/PID/environ, where readable, for the report. */
@@ -65,8 +99,13 @@ void session_learn_proc_place(struct proc_model *p);
 int session_add_timer(struct session *s, double seconds, int *fd);
 int session_watch_fd(struct session *s, int fd);
 bool session_any_alive(struct session *s);
-/* Until PROG exits (run), the targets exit, -d, or a signal. */
-void session_loop(struct session *s);
+/*
+ * No traced process left; asked again only after an exit notice, or a
+ * second after the last time (reading every map is the costly part).
+ */
+bool session_all_gone(struct session *s);
+/* The -i report of run and attach (their tick). */
+bool session_print_interval(struct session *s);
 /*
  * run --compare: session_loop in two halves, as it runs PROG many times:
  * until one run is done, then once, after the last, the end phase (from
@@ -74,6 +113,7 @@ void session_loop(struct session *s);
  */
 void session_wait(struct session *s);
 void session_end_phase(struct session *s);
+/* The maps, the processes' images and PROG's exit into s->model. */
 void session_finish_model(struct session *s);
 /* Reads what PROG wrote so far into the hash; closes the pipe at EOF. */
 void session_drain_capture(struct session *s);

@@ -10,13 +10,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
 
 #include "clocks.h"
 #include "escape.h"
 #include "json.h"
-#include "privs.h"
 #include "procfs.h"
 #include "report.h"
 #include "session.h"
@@ -150,7 +147,7 @@ static void row_facts(struct row_facts *f, const struct top_row *r,
 static void print_screen(struct session *s, FILE *out,
 			 const struct top_row *rows, size_t n, double secs)
 {
-	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	unsigned int top = s->opts.top_n ? s->opts.top_n : 20;
 	bool tty = term_can_redraw(fileno(out));
 	char stamp[32];
 	time_t t = time(NULL);
@@ -189,7 +186,7 @@ static void print_screen(struct session *s, FILE *out,
 static void print_json_line(struct session *s, FILE *out,
 			    const struct top_row *rows, size_t n, double secs)
 {
-	unsigned int top = s->env.top_n ? s->env.top_n : 20;
+	unsigned int top = s->opts.top_n ? s->opts.top_n : 20;
 	struct json j;
 
 	json_init(&j, out, false);
@@ -239,75 +236,60 @@ static void refresh(struct session *s, uint64_t *last_ns)
 	cur.end_ns = now;
 	memcpy(cur.clocksource, s->model.clocksource, sizeof(cur.clocksource));
 	n = rank(&cur, &s->prev, secs > 0 ? secs : 1e-9, &rows);
-	if (s->env.format == FORMAT_OPENMETRICS)
+	if (s->opts.format == FORMAT_OPENMETRICS)
 		session_write_openmetrics(s, &cur);
 	else if (!out)
 		;	/* a write failed: said once, the end says 125 */
-	else if (s->env.format == FORMAT_JSON)
+	else if (s->opts.format == FORMAT_JSON)
 		print_json_line(s, out, rows, n, secs);
 	else
 		print_screen(s, out, rows, n, secs);
-	if (out && s->env.format != FORMAT_OPENMETRICS)
+	if (out && s->opts.format != FORMAT_OPENMETRICS)
 		report_file_publish(&s->report);
 	free(rows);
 	model_free(&s->prev);
 	s->prev = cur;
 }
 
-static bool signalled(struct session *s)
+static int prepare_top(struct session *s, int argc, char **argv)
 {
-	struct signalfd_siginfo si;
+	int err = report_file_open(&s->report, s->opts.output, stdout);
 
-	return read(s->sigfd, &si, sizeof(si)) == sizeof(si);
+	(void)argc;
+	(void)argv;
+	return err ? err : SESSION_GO_ON;
 }
 
-static void top_loop(struct session *s)
+/* Nothing to seed: the kernel side traces every process. */
+static int seed_top(struct session *s)
 {
-	uint64_t last = now_ns(), deadline = s->env.duration > 0 ?
-		last + (uint64_t)(s->env.duration * 1e9) : 0;
-	unsigned int done = 0;
-	struct epoll_event ev;
-
-	for (;;) {
-		uint64_t ticks;
-
-		if (epoll_wait(s->epfd, &ev, 1, 100) == 1 &&
-		    !http_handle(&s->http, ev.data.fd, ev.events)) {
-			if (ev.data.fd == s->sigfd && signalled(s))
-				return;
-			if (ev.data.fd == s->timerfd &&
-			    read(s->timerfd, &ticks, sizeof(ticks)) > 0) {
-				refresh(s, &last);
-				if (s->env.iterations && ++done >= s->env.iterations)
-					return;
-			}
-		}
-		tracer_poll_events(&s->tracer);
-		http_expire(&s->http);
-		if (deadline && now_ns() >= deadline)
-			return;
-	}
+	s->model.start_ns = now_ns();
+	s->top_last_ns = s->model.start_ns;
+	return 0;
 }
+
+/* A refresh; the session is over after -n COUNT of them. */
+static bool top_tick(struct session *s)
+{
+	refresh(s, &s->top_last_ns);
+	return s->opts.iterations && ++s->top_refreshes >= s->opts.iterations;
+}
+
+static int finish_top(struct session *s)
+{
+	return session_commit_report(s);
+}
+
+static const struct session_ops top_ops = {
+	.mode = MODE_TOP,
+	.trace_all = true,
+	.prepare = prepare_top,
+	.seed = seed_top,
+	.tick = top_tick,
+	.finish = finish_top,
+};
 
 int cmd_top(int argc, char **argv)
 {
-	int err;
-	struct session *s = session_new(MODE_TOP, argc, argv, &err);
-
-	if (!err)
-		err = report_file_open(&s->report, s->env.output, stdout);
-	if (err)
-		goto out;
-	err = EXIT_TOOL_FAILURE;
-	if (session_setup(s))
-		goto out;
-	drop_privileges(s->env.libc);
-	s->model.start_ns = now_ns();
-	if (session_add_timer(s, s->env.interval, &s->timerfd))
-		goto out;
-	top_loop(s);
-	err = session_commit_report(s);
-out:
-	session_free(s);
-	return err < 0 ? 0 : err;
+	return session_main(&top_ops, argc, argv);
 }

@@ -38,14 +38,14 @@ int tracer_check_privileges(void)
 	struct trace_caps c;
 
 	if (access(BTF_PATH, R_OK)) {
-		warn("this kernel has no BTF (%s): clocktrace needs a kernel "
+		ct_warn("this kernel has no BTF (%s): clocktrace needs a kernel "
 		     "built with CONFIG_DEBUG_INFO_BTF=y", BTF_PATH);
 		return EXIT_TOOL_FAILURE;
 	}
 	trace_caps_read(&c);
 	if (trace_caps_enough(&c))
 		return 0;
-	warn("permission denied: tracing needs root, or CAP_BPF and "
+	ct_warn("permission denied: tracing needs root, or CAP_BPF and "
 	     "CAP_PERFMON; this process lacks %s (try: sudo clocktrace ...)",
 	     !c.bpf && !c.perfmon ? "both" : c.bpf ? "CAP_PERFMON" : "CAP_BPF");
 	return EXIT_TOOL_FAILURE;
@@ -89,7 +89,7 @@ static int fill_target_cgroups(struct tracer *t)
 		__u64 id = t->opts.cgroup_ids[i];
 
 		if (bpf_map_update_elem(fd, &id, &one, BPF_ANY)) {
-			warn("cannot target cgroup %llu: %s",
+			ct_warn("cannot target cgroup %llu: %s",
 			     (unsigned long long)id, strerror(errno));
 			return -1;
 		}
@@ -106,7 +106,7 @@ static int attach_tracepoints(struct tracer *t)
 	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
 		*tp[i].link = bpf_program__attach(tp[i].prog);
 		if (!*tp[i].link) {
-			warn("cannot attach %s: %s",
+			ct_warn("cannot attach %s: %s",
 			     bpf_program__name(tp[i].prog), strerror(errno));
 			return -1;
 		}
@@ -202,14 +202,14 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	t->skel = open_and_load(opts, fd >= 0 ? core_btf : NULL, &err);
 	if (!t->skel && fd >= 0) {
 		if (opts->verbose)
-			warn("CO-RE against the kernel's types alone failed "
+			ct_warn("CO-RE against the kernel's types alone failed "
 			     "(%s): trying the whole kernel BTF", strerror(-err));
 		t->skel = open_and_load(opts, NULL, &err);
 	}
 	if (fd >= 0)
 		close(fd);
 	if (!t->skel) {
-		warn("cannot load the BPF programs: %s%s", strerror(-err),
+		ct_warn("cannot load the BPF programs: %s%s", strerror(-err),
 		     opts->verbose ? "" : " (run with -v for the verifier's log)");
 		return -1;
 	}
@@ -218,7 +218,7 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event,
 				 t, NULL);
 	if (!t->rb) {
-		warn("cannot open the ring buffer: %s", strerror(errno));
+		ct_warn("cannot open the ring buffer: %s", strerror(errno));
 		goto fail;
 	}
 	return 0;
@@ -250,7 +250,7 @@ int tracer_add_proc(struct tracer *t, pid_t pid, pid_t ppid,
 		strncpy(p.comm, comm, sizeof(p.comm) - 1);
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p,
 				BPF_ANY)) {
-		warn("cannot track pid %d: %s", pid, strerror(errno));
+		ct_warn("cannot track pid %d: %s", pid, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -333,7 +333,7 @@ static int set_link(struct bpf_program *prog, struct bpf_link **link, bool on)
 	*link = bpf_program__attach(prog);
 	if (*link)
 		return 0;
-	warn("cannot attach %s: %s", bpf_program__name(prog), strerror(errno));
+	ct_warn("cannot attach %s: %s", bpf_program__name(prog), strerror(errno));
 	return -1;
 }
 

@@ -74,21 +74,31 @@ static int load_probe_prog(enum uprobe_link_kind kind)
 /*
  * A kernel that knows uprobe-multi looks the path up before anything is
  * attached, and fails with ENOENT on a path that does not exist; older
- * kernels reject the attach type itself (EINVAL).
+ * kernels reject the attach type itself (EINVAL, or EOPNOTSUPP without
+ * uprobes).
  */
-static bool probe_kernel(enum uprobe_link_kind kind)
+int uprobe_multi_try(enum uprobe_link_kind kind, const char **step)
 {
 	const char *missing = "/nonexistent/clocktrace-uprobe-multi-probe";
 	uint64_t offset = 0;
 	int prog = load_probe_prog(kind), link;
 
+	*step = "program load";
 	if (prog < 0)
-		return false;
+		return -errno;
+	*step = "link create";
 	link = uprobe_multi_attach(prog, missing, &offset, NULL, 1, kind);
 	if (link >= 0)
 		close(link);
 	close(prog);
-	return link == -ENOENT;
+	return link == -ENOENT ? 0 : link >= 0 ? -EEXIST : link;
+}
+
+static bool probe_kernel(enum uprobe_link_kind kind)
+{
+	const char *step;
+
+	return !uprobe_multi_try(kind, &step);
 }
 
 bool uprobe_multi_supported(void)

@@ -30,6 +30,11 @@ enum uprobe_link_kind {
 bool uprobe_multi_supported(void);
 /* The same for uprobe session links (CLOCKTRACE_NO_UPROBE_SESSION=1: no). */
 bool uprobe_session_supported(void);
+/*
+ * The probe behind both, asked afresh (doctor): 0 when the kernel knows the
+ * link type, else -errno of the step that failed, named in *step.
+ */
+int uprobe_multi_try(enum uprobe_link_kind kind, const char **step);
 
 /*
  * Attaches prog_fd (loaded with expected attach type

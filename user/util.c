@@ -11,7 +11,7 @@
 
 #include "util.h"
 
-void warn(const char *fmt, ...)
+void ct_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,7 +150,7 @@ int open_regular(const char *path)
 static void *check_alloc(void *p)
 {
 	if (!p) {
-		warn("out of memory");
+		ct_warn("out of memory");
 		exit(EXIT_TOOL_FAILURE);
 	}
 	return p;
@@ -198,4 +198,11 @@ bool term_can_redraw(int fd)
 	const char *term = getenv("TERM");
 
 	return isatty(fd) && term && *term && strcmp(term, "dumb");
+}
+
+const char *path_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }

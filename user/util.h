@@ -15,7 +15,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* One line on stderr, prefixed with the program's name. */
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ct_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Both return 0, -EINVAL (not a plain decimal number), -ERANGE (above max)
@@ -58,6 +58,8 @@ int open_regular(const char *path);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+/* What follows PATH's last slash (all of PATH without one). */
+const char *path_base_name(const char *path);
 /* asprintf that exits on allocation failure, as the x* above do. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -3,7 +3,7 @@
  * libFuzzer: cli_parse for each mode with a fuzzed argv.  The first byte
  * picks the mode, the rest is split into arguments at NUL bytes.  Checks
  * what the rest of clocktrace relies on: the status is 0, -1 (--help) or
- * 125, and on success the settled env is within the documented bounds.
+ * 125, and on success the settled options are within the documented bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,56 +19,68 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* warn() and --help print: keep the fuzzer's output readable. */
+	/* ct_warn() and --help print: keep the fuzzer's output readable. */
 	stdout = fopen("/dev/null", "w");
 	stderr = fopen("/dev/null", "w");
 	return 0;
 }
 
-static void check_env(const struct env *env, int argc, char **argv)
+static void check_opts(const struct opts *opts, int argc, char **argv)
 {
-	if (env->max_procs < 1 || env->max_procs > (1u << 22))
+	if (opts->max_procs < 1 || opts->max_procs > (1u << 22))
 		abort();
-	if (env->ringbuf_kb < 4 || env->ringbuf_kb > (1u << 20) ||
-	    (env->ringbuf_kb & (env->ringbuf_kb - 1)))
+	if (opts->ringbuf_kb < 4 || opts->ringbuf_kb > (1u << 20) ||
+	    (opts->ringbuf_kb & (opts->ringbuf_kb - 1)))
 		abort();
-	if (env->duration < 0 || env->interval < 0)
+	if (opts->duration < 0 || opts->interval < 0)
 		abort();
-	if (env->comm && (!*env->comm || strlen(env->comm) > 15))
+	if (opts->comm && (!*opts->comm || strlen(opts->comm) > 15))
 		abort();
-	for (size_t i = 0; i < env->npids; i++)
-		if (env->pids[i] < 1)
+	for (size_t i = 0; i < opts->npids; i++)
+		if (opts->pids[i] < 1)
 			abort();
-	switch (env->mode) {
+	switch (opts->mode) {
 	case MODE_RUN:
 		/* PROG and its arguments are a tail of argv, never empty. */
-		if (env->prog_argc < 1 || env->prog_argc >= argc ||
-		    env->prog_argv != argv + (argc - env->prog_argc))
+		if (opts->prog_argc < 1 || opts->prog_argc >= argc ||
+		    opts->prog_argv != argv + (argc - opts->prog_argc))
 			abort();
 		break;
 	case MODE_ATTACH:
 		/* Targets: pids, a comm, a cgroup or a unit (one of the two). */
-		if (!env->npids && !env->comm && !env->cgroup && !env->unit)
+		if (!opts->npids && !opts->comm && !opts->cgroup && !opts->unit)
 			abort();
-		if (env->cgroup && env->unit)
+		if (opts->cgroup && opts->unit)
 			abort();
 		break;
 	case MODE_TOP:
+		break;
+	case MODE_BENCH:
+		/* At most 60 s a row; only the clocks a program can name. */
+		if (opts->duration <= 0 || opts->duration > 60 ||
+		    (opts->clock_mask & ~0x8ffu) || opts->cpu < -1)
+			abort();
+		break;
+	case MODE_DOCTOR:
+		if (opts->npids > 1)
+			abort();
 		break;
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const modes[] = { "run", "attach", "top" };
+	static const char *const modes[] = {
+		"run", "attach", "top", "bench", "doctor"
+	};
 	char *argv[MAX_ARGS + 2], *buf;
-	struct env env;
+	struct opts opts;
 	enum mode mode;
 	int argc = 1, err;
 
 	if (size < 1)
 		return 0;
-	mode = (enum mode)(data[0] % 3);
+	mode = (enum mode)(data[0] % ARRAY_SIZE(modes));
 	/* Each argument its own allocation: ASan sees any overread. */
 	argv[0] = strdup(modes[mode]);
 	buf = malloc(size);
@@ -83,12 +95,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	free(buf);
 
-	err = cli_parse(mode, argc, argv, &env);
+	err = cli_parse(mode, argc, argv, &opts);
 	if (err != 0 && err != -1 && err != EXIT_TOOL_FAILURE)
 		abort();
 	if (!err)
-		check_env(&env, argc, argv);
-	free(env.pids);
+		check_opts(&opts, argc, argv);
+	free(opts.pids);
 	for (int i = 0; i < argc; i++)
 		free(argv[i]);
 	return 0;

@@ -2,12 +2,9 @@
 /* The bench table's logic and doctor's finding, on tables built by hand. */
 #include <math.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "bench_table.h"
 #include "doctor_proc.h"
 
@@ -220,7 +217,7 @@ static void test_labels(void **state)
 
 static void test_doctor_tz_finding(void **state)
 {
-	struct proc_facts p = { .libc = PLIBC_GLIBC, .tz_state = 0 };
+	struct proc_facts p = { .libc = LIBC_KIND_GLIBC, .tz_state = 0 };
 	enum check_status st;
 
 	(void)state;
@@ -231,10 +228,10 @@ static void test_doctor_tz_finding(void **state)
 	proc_tz_finding(&p, &st);
 	assert_int_equal(st, CHECK_OK);
 	p.tz_state = 0;
-	p.libc = PLIBC_MUSL;
+	p.libc = LIBC_KIND_MUSL;
 	proc_tz_finding(&p, &st);
 	assert_int_equal(st, CHECK_OK);
-	p.libc = PLIBC_GLIBC;
+	p.libc = LIBC_KIND_GLIBC;
 	p.tz_state = -1;
 	proc_tz_finding(&p, &st);
 	assert_int_equal(st, CHECK_WARN);

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* run --compare's figures from runs built by hand. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "compare.h"
 #include "util.h"
 

@@ -3,15 +3,12 @@
  * The one escape every report goes through (user/escape.c): safe bytes
  * out, and reversible, so that two different names never become one.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "escape.h"
 #include "util.h"
 

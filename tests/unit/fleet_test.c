@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the exported series (user/metrics.c) and the HTTP router. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "container.h"
 #include "httpd.h"
 #include "metrics.h"

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The HTML report's escaping, on hostile bytes. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "html.h"
 #include "timeline.h"
 

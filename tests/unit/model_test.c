@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the model, findings, reports and CLI on hand-built data. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "cli.h"
 #include "findings.h"
 #include "model.h"
@@ -233,7 +230,7 @@ static void test_report_names_the_kernel_variant(void **state)
 	model_free(&m);
 }
 
-static int parse(enum mode mode, struct env *env, int argc, ...)
+static int parse(enum mode mode, struct opts *opts, int argc, ...)
 {
 	char *argv[16];
 	va_list ap;
@@ -243,30 +240,58 @@ static int parse(enum mode mode, struct env *env, int argc, ...)
 		argv[i] = va_arg(ap, char *);
 	va_end(ap);
 	argv[argc] = NULL;
-	return cli_parse(mode, argc, argv, env);
+	return cli_parse(mode, argc, argv, opts);
 }
 
 static void test_cli(void **state)
 {
-	struct env env;
+	struct opts opts;
 
 	(void)state;
-	assert_int_equal(parse(MODE_RUN, &env, 4, "run", "--json", "ls", "-l"), 0);
-	assert_int_equal(env.format, FORMAT_JSON);
-	assert_int_equal(env.prog_argc, 2);
-	assert_string_equal(env.prog_argv[1], "-l");
-	assert_int_equal(parse(MODE_RUN, &env, 1, "run"), 125);
-	assert_int_equal(parse(MODE_RUN, &env, 3, "run", "--bogus", "ls"), 125);
-	assert_int_equal(parse(MODE_ATTACH, &env, 3, "attach", "-p", "abc"), 125);
-	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1", "-d", "-1"), 125);
-	free(env.pids);		/* parsed before -d was refused: the caller's */
-	assert_int_equal(parse(MODE_ATTACH, &env, 1, "attach"), 125);
-	assert_int_equal(parse(MODE_ATTACH, &env, 5, "attach", "-p", "1,2", "-i", "0.5"), 0);
-	assert_int_equal(env.npids, 2);
-	free(env.pids);
-	assert_int_equal(parse(MODE_RUN, &env, 4, "run", "--ringbuf-kb", "5", "ls"), 125);
-	assert_int_equal(parse(MODE_TOP, &env, 3, "top", "-n", "3"), 0);
-	assert_int_equal(env.iterations, 3);
+	assert_int_equal(parse(MODE_RUN, &opts, 4, "run", "--json", "ls", "-l"), 0);
+	assert_int_equal(opts.format, FORMAT_JSON);
+	assert_int_equal(opts.prog_argc, 2);
+	assert_string_equal(opts.prog_argv[1], "-l");
+	assert_int_equal(parse(MODE_RUN, &opts, 1, "run"), 125);
+	assert_int_equal(parse(MODE_RUN, &opts, 3, "run", "--bogus", "ls"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &opts, 3, "attach", "-p", "abc"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &opts, 5, "attach", "-p", "1", "-d", "-1"), 125);
+	free(opts.pids);		/* parsed before -d was refused: the caller's */
+	assert_int_equal(parse(MODE_ATTACH, &opts, 1, "attach"), 125);
+	assert_int_equal(parse(MODE_ATTACH, &opts, 5, "attach", "-p", "1,2", "-i", "0.5"), 0);
+	assert_int_equal(opts.npids, 2);
+	free(opts.pids);
+	assert_int_equal(parse(MODE_RUN, &opts, 4, "run", "--ringbuf-kb", "5", "ls"), 125);
+	assert_int_equal(parse(MODE_TOP, &opts, 3, "top", "-n", "3"), 0);
+	assert_int_equal(opts.iterations, 3);
+}
+
+/* bench and doctor go through the same table: their own rows and limits. */
+static void test_cli_bench_doctor(void **state)
+{
+	struct opts opts;
+
+	(void)state;
+	assert_int_equal(parse(MODE_BENCH, &opts, 1, "bench"), 0);
+	assert_true(opts.duration == 0.2 && opts.cpu == -1 && !opts.clock_mask);
+	assert_int_equal(parse(MODE_BENCH, &opts, 6, "bench", "-c",
+			       "monotonic,CLOCK_TAI", "--cpu", "1", "-f"), 0);
+	assert_int_equal(opts.clock_mask, (1u << 1) | (1u << 11));
+	assert_true(opts.cpu == 1 && opts.fork);
+	assert_int_equal(parse(MODE_BENCH, &opts, 3, "bench", "-c", "8"), 125);
+	assert_int_equal(parse(MODE_BENCH, &opts, 3, "bench", "-d", "61"), 125);
+	assert_int_equal(parse(MODE_BENCH, &opts, 3, "bench", "-d", "60"), 0);
+	/* Options of the tracing modes are unknown here. */
+	assert_int_equal(parse(MODE_BENCH, &opts, 2, "bench", "--libc"), 125);
+	assert_int_equal(parse(MODE_DOCTOR, &opts, 2, "doctor", "-f"), 125);
+	assert_int_equal(parse(MODE_DOCTOR, &opts, 4, "doctor", "-p", "7",
+			       "--json"), 0);
+	assert_true(opts.npids == 1 && opts.pids[0] == 7 &&
+		    opts.format == FORMAT_JSON);
+	free(opts.pids);
+	assert_int_equal(parse(MODE_DOCTOR, &opts, 3, "doctor", "-p", "7,8"), 125);
+	free(opts.pids);
+	assert_int_equal(parse(MODE_TOP, &opts, 2, "top", "--fork"), 125);
 }
 
 int main(void)
@@ -281,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_json_report_has_the_contract_fields),
 		cmocka_unit_test(test_report_names_the_kernel_variant),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_cli_bench_doctor),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

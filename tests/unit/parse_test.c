@@ -6,12 +6,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "cli.h"
 #include "procfs.h"
 #include "util.h"

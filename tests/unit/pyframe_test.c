@@ -4,15 +4,13 @@
  * against the CPython headers themselves, and the location table decoded
  * as CPython's own code.co_lines() reads it.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
+#include "unit_test.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #define Py_BUILD_CORE 1
 #include <Python.h>

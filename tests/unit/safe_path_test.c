@@ -10,14 +10,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <cmocka.h>
 
+#include "unit_test.h"
 #include "safe_path.h"
 
 static char root[64];
