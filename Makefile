@@ -121,6 +121,10 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@
 
+# Checks user/pyframe.c's offsets against CPython 3.11's own headers.
+$(OUT)/unit/pyframe_test: CPPFLAGS += -I/usr/include/python3.11 \
+	-I/usr/include/$(shell $(CC) -dumpmachine)/python3.11
+
 $(OUT)/unit/%_test: tests/unit/%_test.c tests/unit/unit_test.h $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -71,6 +71,7 @@ enum loss {
 	LOSS_LANG_DEEP,		/* --lang: under a frame deeper than kept */
 	LOSS_LANG_MAP_FULL,	/* --lang: a script frame could not be counted */
 	LOSS_TZ_PATH_CHANGED,	/* a tz path rewritten while the kernel used it */
+	LOSS_LANG_PY_FRAME,	/* --lang: a Python thread's frame unreadable */
 	LOSS_MAX,
 };
 
@@ -271,12 +272,62 @@ struct lang_site {
 };
 
 #define LANG_NAME_LEN	64
+#define LANG_TABLE_LEN	512
 
-/* A site's strings, copied when it is first seen. */
+/*
+ * A site's strings, copied when it is first seen.  Python frame mode also
+ * copies the start of the code object's location table (PEP 626/657): the
+ * line is decoded from it in userspace, even after the process is gone.
+ */
 struct lang_names {
 	char file[LANG_STR_LEN];
 	char func[LANG_NAME_LEN];
 	char cls[LANG_NAME_LEN];
+	__s32 firstlineno;
+	__u32 table_len;	/* bytes copied, at most LANG_TABLE_LEN */
+	__u32 table_size;	/* bytes the code object has */
+	__u32 pad;
+	__u8 table[LANG_TABLE_LEN];
 };
+
+/*
+ * --lang, Python frame mode: where a CPython 3.11 process keeps its current
+ * thread state, and the 3.11 struct offsets (derived from its headers,
+ * user/pyframe.c).  The type addresses let the BPF side check that what it
+ * reads is a code object and a str, not bytes of some other program.
+ */
+struct py_offsets {
+	__u16 tstate_current;	/* _PyRuntimeState.gilstate.tstate_current */
+	__u16 native_thread_id;	/* PyThreadState */
+	__u16 cframe;		/* PyThreadState */
+	__u16 current_frame;	/* _PyCFrame */
+	__u16 f_code;		/* _PyInterpreterFrame */
+	__u16 previous;
+	__u16 prev_instr;
+	__u16 owner;
+	__u16 co_filename;	/* PyCodeObject */
+	__u16 co_name;
+	__u16 co_firstlineno;
+	__u16 co_linetable;
+	__u16 co_firsttraceable;
+	__u16 co_code_adaptive;
+	__u16 ob_type;		/* PyObject */
+	__u16 ob_size;		/* PyVarObject */
+	__u16 str_state;	/* PyASCIIObject */
+	__u16 str_data;		/* sizeof(PyASCIIObject) */
+	__u16 bytes_data;	/* PyBytesObject.ob_sval */
+	__u16 pad;
+};
+
+struct py_proc {
+	__u64 runtime;		/* &_PyRuntime in the process */
+	__u64 code_type;	/* &PyCode_Type */
+	__u64 str_type;		/* &PyUnicode_Type */
+	__u64 bytes_type;	/* &PyBytes_Type */
+	struct py_offsets off;
+};
+
+/* lang_site_key.line in Python frame mode: the instruction is before the first. */
+#define PY_INSTR_NONE	0xffffffffu
 
 #endif /* CLOCKTRACE_H */

@@ -195,15 +195,212 @@ static __always_inline struct lang_site *lang_site_of(struct lang_site_key *k,
 			      LOSS_LANG_MAP_FULL);
 }
 
+/*
+ * Python frame mode (CPython 3.11): the current frame is read from the
+ * interpreter's own structures at the kernel event, so nothing traps
+ * between events.  Every read is bpf_probe_read_user of a bounded size;
+ * the type checks reject bytes that are not the objects they claim to be.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct py_proc);
+} py_procs SEC(".maps");
+
+/* A forked worker shares its parent's interpreter and address space. */
+#define PY_ANCESTORS		4
+/* Frames still starting (3.11's "incomplete" ones) skipped at most. */
+#define PY_INCOMPLETE_MAX	4
+#define PY_FRAME_OWNED_BY_GENERATOR	1
+#define PY_STR_COMPACT_ASCII	(1u << 5 | 1u << 6)
+
+static __always_inline __u64 py_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+static __always_inline __s32 py_s32(__u64 addr)
+{
+	__s32 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
+static __always_inline bool py_is(const struct py_proc *p, __u64 obj,
+				  __u64 type)
+{
+	return obj && py_ptr(obj + p->off.ob_type) == type;
+}
+
+/* The interpreter of tgid, or of the ancestor it was forked from. */
+static __always_inline struct py_proc *py_proc_of(__u32 tgid)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct py_proc *p = bpf_map_lookup_elem(&py_procs, &tgid);
+
+	for (int i = 0; !p && i < PY_ANCESTORS; i++) {
+		task = BPF_CORE_READ(task, real_parent);
+		if (!task)
+			break;
+		tgid = BPF_CORE_READ(task, tgid);
+		p = bpf_map_lookup_elem(&py_procs, &tgid);
+	}
+	return p;
+}
+
+/*
+ * The code object of the innermost complete frame of this thread, and the
+ * byte offset of its last instruction.  0 when this thread does not hold
+ * the GIL (then it runs no Python code): not a loss.  -1 when it does and
+ * the frame cannot be read.
+ */
+static __always_inline int py_innermost(const struct py_proc *p, __u32 tid,
+					__u64 *code, __u32 *instr)
+{
+	const struct py_offsets *o = &p->off;
+	__u64 ts = py_ptr(p->runtime + o->tstate_current);
+	__u64 frame, prev, start;
+	__u8 owner = 0;
+
+	/* native_thread_id is the pid namespace's: see README, "--lang". */
+	if (!ts || py_ptr(ts + o->native_thread_id) != tid)
+		return 0;
+	frame = py_ptr(py_ptr(ts + o->cframe) + o->current_frame);
+	for (int i = 0; i < PY_INCOMPLETE_MAX && frame; i++) {
+		*code = py_ptr(frame + o->f_code);
+		if (!py_is(p, *code, p->code_type))
+			return -1;
+		prev = py_ptr(frame + o->prev_instr);
+		bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + o->owner));
+		start = *code + o->co_code_adaptive;
+		if (owner == PY_FRAME_OWNED_BY_GENERATOR ||
+		    prev >= start + 2 * (__s64)py_s32(*code + o->co_firsttraceable)) {
+			*instr = prev >= start && prev - start < PY_INSTR_NONE ?
+				 prev - start : PY_INSTR_NONE;
+			return 1;
+		}
+		frame = py_ptr(frame + o->previous);
+	}
+	return frame ? -1 : 0;
+}
+
+/* A compact ASCII str's characters into buf, hashed; "" for any other. */
+static __always_inline __u64 py_str_hash(const struct py_proc *p, __u64 str,
+					 char *buf, long max)
+{
+	__u32 state = 0;
+
+	buf[0] = '\0';
+	if (!py_is(p, str, p->str_type))
+		return 0;
+	bpf_probe_read_user(&state, sizeof(state), (void *)(str + p->off.str_state));
+	if ((state & PY_STR_COMPACT_ASCII) != PY_STR_COMPACT_ASCII)
+		return 0;
+	return read_hash(buf, max, str + p->off.str_data);
+}
+
+/* The start of the location table, read while the code object lives. */
+static __always_inline void py_copy_table(const struct py_proc *p, __u64 code,
+					  struct lang_names *n)
+{
+	__u64 table = py_ptr(code + p->off.co_linetable);
+	__u64 size = 0;
+
+	n->firstlineno = py_s32(code + p->off.co_firstlineno);
+	n->table_len = 0;
+	n->table_size = 0;
+	if (!py_is(p, table, p->bytes_type))
+		return;
+	size = py_ptr(table + p->off.ob_size);
+	n->table_size = size > 0xffffffffULL ? 0xffffffffu : size;
+	if (size > LANG_TABLE_LEN)
+		size = LANG_TABLE_LEN;
+	if (size && !bpf_probe_read_user(n->table, size,
+					 (void *)(table + p->off.bytes_data)))
+		n->table_len = size;
+}
+
+static __always_inline struct lang_site *py_site_of(const struct py_proc *p,
+						    struct lang_site_key *k,
+						    __u64 code, __u32 instr)
+{
+	__u32 zero = 0;
+	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &zero);
+	struct lang_site *site;
+
+	if (!n)
+		return NULL;
+	k->lang = LANG_PYTHON;
+	k->line = instr;
+	k->cls_hash = code;	/* the line needs this code object's table */
+	k->file_hash = py_str_hash(p, py_ptr(code + p->off.co_filename),
+				   n->file, sizeof(n->file));
+	k->func_hash = py_str_hash(p, py_ptr(code + p->off.co_name),
+				   n->func, sizeof(n->func));
+	site = bpf_map_lookup_elem(&lang_sites, k);
+	if (site)
+		return site;
+	n->cls[0] = '\0';
+	py_copy_table(p, code, n);
+	bpf_map_update_elem(&lang_names, k, n, BPF_NOEXIST);
+	return lookup_or_init(&lang_sites, k, &lang_site_init,
+			      LOSS_LANG_MAP_FULL);
+}
+
+static __always_inline void lang_count(struct lang_site *site, __u32 kind)
+{
+	if (kind >= KIND_FIRST_TZ)
+		__sync_fetch_and_add(&site->tz_accesses, 1);
+	else
+		__sync_fetch_and_add(&site->clock_syscalls, 1);
+}
+
+/*
+ * 1 when the event was taken as a Python frame-mode thread's (counted or
+ * lost); 0 leaves it to the USDT stacks: a Ruby that a Python parent
+ * exec'd falls back on its parent's entry and finds no GIL holder here.
+ */
+static __always_inline int py_attribute(struct lang_site_key *k, __u32 kind)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct py_proc *p = py_proc_of(k->tgid);
+	struct lang_site *site;
+	__u64 code = 0;
+	__u32 instr = 0;
+	int found;
+
+	if (!p)
+		return 0;
+	found = py_innermost(p, tid, &code, &instr);
+	if (found < 0)
+		count_loss(LOSS_LANG_PY_FRAME);
+	if (found <= 0)
+		return found < 0;
+	site = py_site_of(p, k, code, instr);
+	if (site)
+		lang_count(site, kind);
+	return 1;
+}
+
 /* Global: verified once, not once per path through sys_exit. */
 __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lang_site_key key = { .tgid = tgid, .libc_fn = libc_fn };
-	struct lang_stack *st = bpf_map_lookup_elem(&lang_stacks, &tid);
+	struct lang_stack *st;
 	struct lang_site *site;
 	__u32 d;
 
+	if (py_attribute(&key, kind))
+		return 0;
+	st = bpf_map_lookup_elem(&lang_stacks, &tid);
 	if (!st || !st->depth)
 		return 0;
 	d = st->depth - 1;
@@ -212,19 +409,18 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 		return 0;
 	}
 	site = lang_site_of(&key, &st->f[d]);
-	if (!site)
-		return 0;
-	if (kind >= KIND_FIRST_TZ)
-		__sync_fetch_and_add(&site->tz_accesses, 1);
-	else
-		__sync_fetch_and_add(&site->clock_syscalls, 1);
+	if (site)
+		lang_count(site, kind);
 	return 0;
 }
 
 static __always_inline void lang_thread_exit(__u32 tid)
 {
-	if (lang_enabled)
-		bpf_map_delete_elem(&lang_stacks, &tid);
+	if (!lang_enabled)
+		return;
+	bpf_map_delete_elem(&lang_stacks, &tid);
+	/* A leader's tid is its tgid: the pid may be reused. */
+	bpf_map_delete_elem(&py_procs, &tid);
 }
 
 #endif /* CLOCKTRACE_LANG_BPF_H */

@@ -16,8 +16,8 @@ _clocktrace_opts_run="-o --output --html --compare --fix --repeat -j --json
 	-v --verbose -h --help"
 _clocktrace_opts_attach="-o --output --html -j --json --format -p --pid
 	--comm --cgroup --unit --tree -d --duration -i --interval -T --timestamp
-	--top --per-process --libc --listen --metrics-by --max-procs --ringbuf-kb
-	--attach -v --verbose -h --help"
+	--top --per-process --libc --lang --listen --metrics-by --max-procs
+	--ringbuf-kb --attach -v --verbose -h --help"
 _clocktrace_opts_top="-o --output -j --json --format -d --duration
 	-i --interval -T --timestamp -n --count --top --by --libc --listen
 	--cgroup --unit --metrics-by --max-procs --ringbuf-kb --attach -v --verbose

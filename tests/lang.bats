@@ -51,11 +51,14 @@ site_field() {
 	grep -E "^ +0 +120  ruby +.*/forkers\.rb:[0-9]+ in Process#clock_gettime \[3 processes\]$" "$tmp/out.txt"
 }
 
-@test "python: a multiprocessing pool's mktime(localtime()) named by .py line, exact per worker" {
+# The pool's per-worker counts against the workload's own; MECHANISM is
+# what the report must say followed the Python frames.
+pool_exact() {
 	py="$TOOLS/lang/pool.py"
 	line=$(line_of "$py" '^ *time\.mktime(')
 	env -u TZ "$CT" run --lang --libc --json -o "$tmp/out.json" -- \
 		/usr/bin/python3 "$py" 120 2 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = "$1" ]
 	[ "$(grep role=parent "$tmp/err" | grep -o 'mktime_calls=[0-9]*')" = mktime_calls=240 ]
 	# Per worker: the line's tz accesses equal the calls it says it made.
 	for pid in $(grep -o 'role=worker pid=[0-9]*' "$tmp/err" | cut -d= -f3 | sort -u); do
@@ -67,6 +70,35 @@ site_field() {
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line) | .tz_accesses] | add")" -eq 240 ]
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].function")" = task ]
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].libc_function")" = mktime ]
+	[ "$(jqr "$tmp/out.json" .losses.lang_python_frame_unreadable)" -eq 0 ]
+	[ "$(jqr "$tmp/out.json" .lang.python_lines_unknown)" -eq 0 ]
+}
+
+@test "python: a multiprocessing pool's mktime(localtime()) named by .py line, exact per worker (frames read, CPython 3.11)" {
+	pool_exact frame
+}
+
+@test "python: the same through the USDT line probe (CLOCKTRACE_NO_PYFRAME, the other versions' path)" {
+	CLOCKTRACE_NO_PYFRAME=1 pool_exact usdt
+}
+
+# CPU ns per iteration of spin.py's loop, as the workload measured it.
+spin_ns() {
+	"$@" 2>&1 >/dev/null | grep -o 'cpu_ns_per=[0-9.]*' | cut -d= -f2
+}
+
+@test "python: frame mode costs nothing per line: pure-Python loop < 1.5x untraced, where the line probe is > 10x" {
+	spin="$TOOLS/lang/spin.py"
+	# Best of three: other work on the machine only ever adds.
+	u=$(for _ in 1 2 3; do spin_ns /usr/bin/python3 "$spin" lines 1000000; done | sort -n | head -1)
+	f=$(for _ in 1 2 3; do spin_ns "$CT" run --lang --json -o "$tmp/out.json" -- \
+		/usr/bin/python3 "$spin" lines 1000000; done | sort -n | head -1)
+	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = frame ]
+	x=$(CLOCKTRACE_NO_PYFRAME=1 spin_ns "$CT" run --lang -o /dev/null -- \
+		/usr/bin/python3 "$spin" lines 20000)
+	echo "ns per iteration: untraced $u, frame mode $f, USDT line $x" >&2
+	awk -v u="$u" -v f="$f" 'BEGIN { exit !(f < 1.5 * u) }'
+	awk -v u="$u" -v x="$x" 'BEGIN { exit !(x > 10 * u) }'
 }
 
 @test "--format folded with --lang: script line, libc function, event kind" {
@@ -96,4 +128,41 @@ RUBY
 		sleep 0.1
 	done
 	[ "$(our_progs)" -eq 0 ]
+}
+
+@test "python: attach -p --lang reads a running CPython 3.11's frames (no USDT semaphore needed), exact" {
+	cat > "$tmp/late.py" <<'PY'
+import signal
+import sys
+import time
+
+
+def work(n):
+    for _ in range(n):
+        time.mktime(time.localtime())
+
+
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+print("WORKLOAD role=main waiting", file=sys.stderr, flush=True)
+signal.sigwait([signal.SIGUSR1])
+work(int(sys.argv[1]))
+print(f"WORKLOAD role=main mktime_calls={sys.argv[1]}", file=sys.stderr)
+PY
+	env -u TZ /usr/bin/python3 "$tmp/late.py" 150 2>"$tmp/wl" &
+	wl=$!
+	for _ in $(seq 100); do
+		grep -q waiting "$tmp/wl" && break
+		sleep 0.1
+	done
+	"$CT" attach -p "$wl" --lang --json -o "$tmp/out.json" 2>"$tmp/err" &
+	ct=$!
+	sleep 2
+	kill -USR1 "$wl"
+	wait "$ct"
+	line=$(line_of "$tmp/late.py" 'time\.mktime(')
+	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = frame ]
+	[ "$(jqr "$tmp/out.json" .lang.python_frame_processes)" -eq 1 ]
+	grep -q 'role=main mktime_calls=150' "$tmp/wl"
+	[ "$(jqr "$tmp/out.json" "[.processes[] | select(.pid == $wl) | .lang_sites[] | select(.file == \"$tmp/late.py\" and .line == $line)][0].tz_accesses")" -eq 150 ]
+	[ "$(jqr "$tmp/out.json" "[.processes[] | select(.pid == $wl) | .lang_sites[] | select(.file == \"$tmp/late.py\" and .line == $line)][0].function")" = work ]
 }

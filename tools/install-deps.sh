@@ -16,7 +16,7 @@ set -e
 # The libraries linked statically, also installed for arm64 (make ARCH=arm64).
 STATIC_DEV="libbpf-dev libelf-dev libdw-dev liblzma-dev libbz2-dev zlib1g-dev"
 PKGS="clang llvm bpftool $STATIC_DEV pkg-config make gcc
-bats libcmocka-dev jq strace musl-tools python3 python3-prometheus-client ruby
+bats libcmocka-dev jq strace musl-tools python3 python3.11-dev python3-prometheus-client ruby
 libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
 curl iproute2 chromium fonts-dejavu-core prometheus
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu

@@ -208,6 +208,8 @@ int attach_add_target(struct session *s, pid_t pid, pid_t ppid,
 	tracer_set_proc_tz(&s->tracer, pid, p->tz, p->tzdir);
 	if (s->opts.libc)
 		libc_probe_process(&s->libc, &s->tracer, p);
+	if (s->opts.lang)
+		lang_probe_process(&s->lang, pid);
 	return 0;
 }
 

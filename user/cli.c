@@ -102,9 +102,10 @@ static const struct option_doc docs[] = {
 	  "latency histograms per process too" },
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
 	  "probe the C library's time functions and tie kernel events to them" },
-	{ { "lang", no_argument, NULL, OPT_LANG }, M_RUN, NULL,
-	  "tie kernel events to Ruby and Python script lines (USDT probes; "
-	  "slows the interpreters many times: for reproductions)" },
+	{ { "lang", no_argument, NULL, OPT_LANG }, M_TRACE, NULL,
+	  "tie kernel events to Ruby and Python script lines (Python 3.11: "
+	  "frames read at each event; Ruby, other Pythons: USDT probes that "
+	  "slow the interpreters many times)" },
 	{ { "user", required_argument, NULL, 'u' }, M_RUN, "USER",
 	  "run PROG as USER (uid, gid, groups, HOME)" },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,

@@ -15,6 +15,7 @@
 #include "escape.h"
 #include "lang_probe.h"
 #include "procfs.h"
+#include "pyframe.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -50,6 +51,8 @@ struct lang_file {
 	dev_t dev;
 	ino_t ino;
 	enum lang lang;
+	bool frame;		/* CPython 3.11: frames read, no USDT */
+	struct py_binary py;
 	struct bpf_link *links[LINKS_MAX];
 };
 
@@ -129,49 +132,75 @@ static int attach_all(struct lang_probe *lp, struct lang_file *f,
  * traced program's to choose.  libbpf and the kernel are then given the
  * open file, through /proc/self/fd, never the name again.
  */
-static void probe_file(struct lang_probe *lp, const char *path)
+/*
+ * CPython 3.11 is read at the kernel events instead (unless
+ * CLOCKTRACE_NO_PYFRAME is set): its line probe would trap on every line.
+ */
+static bool frame_mode(struct lang_file *f, int fd)
+{
+	if (f->lang != LANG_PYTHON || getenv("CLOCKTRACE_NO_PYFRAME"))
+		return false;
+	return !pyframe_binary(fd, &f->py);
+}
+
+static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
+		       const char *path)
+{
+	char *shown;
+
+	if (!lp->verbose)
+		return;
+	shown = escape_dup(path, ESCAPE_TEXT);
+	ct_warn("--lang: %s: %s", shown, f->frame ? "frames read (CPython 3.11)" :
+		f->links[0] ? "probed" : "no probes");
+	free(shown);
+}
+
+static struct lang_file *probe_file(struct lang_probe *lp, const char *path)
 {
 	enum lang lang = lang_of_name(path);
+	struct lang_file *f = NULL;
 	char self[64];
-	struct lang_file *f;
 	struct stat st;
 	int fd;
 
 	if (lang == LANG_NONE)
-		return;
+		return NULL;
 	fd = open_regular(path);
 	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || known(lp, &st) ||
-	    !is_elf(fd)) {
-		close(fd);
-		return;
-	}
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !is_elf(fd))
+		goto out;
+	f = known(lp, &st);
+	if (f)
+		goto out;
 	lp->files = xrealloc(lp->files, lp->nfiles + 1, sizeof(*lp->files));
 	f = &lp->files[lp->nfiles++];
 	memset(f, 0, sizeof(*f));
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->lang = lang;
+	f->frame = frame_mode(f, fd);
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (attach_all(lp, f, self, path))
+	if (f->frame)
+		lp->run.py_frame_files++;
+	else if (attach_all(lp, f, self, path)) {
 		lp->run.files++;
-	if (lp->verbose) {
-		char *shown = escape_dup(path, ESCAPE_TEXT);
-
-		ct_warn("--lang: %s: %s", shown, f->links[0] ? "probed" : "no probes");
-		free(shown);
+		lp->run.py_usdt_files += lang == LANG_PYTHON;
 	}
+	say_probed(lp, f, path);
+out:
 	close(fd);
+	return f;
 }
 
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	ct_warn("--lang: every Ruby and Python process on this machine traps at "
-	     "each C-method call or line while clocktrace runs (here ~40x slower "
-	     "Time.now, ~270x slower Python lines): use it on a reproduction, "
-	     "not in production");
+	ct_warn("--lang: every Ruby process, and Python other than 3.11, on this "
+		"machine traps at each C-method call or line while clocktrace runs "
+		"(here ~40x slower Time.now, ~270x slower Python lines): use it on "
+		"a reproduction, not in production");
 	memset(lp, 0, sizeof(*lp));
 	lp->tracer = t;
 	lp->verbose = verbose;
@@ -187,19 +216,31 @@ void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 }
 
 /* Another mount namespace's file, through the process's root. */
-static void probe_mapped(struct lang_probe *lp, pid_t pid, const char *path)
+static struct lang_file *probe_mapped(struct lang_probe *lp, pid_t pid,
+				      const char *path)
 {
 	char in_root[4096];
 	struct stat st;
 
 	if (lang_of_name(path) == LANG_NONE)
-		return;
-	if (!stat(path, &st)) {
-		probe_file(lp, path);
-		return;
-	}
+		return NULL;
+	if (!stat(path, &st))
+		return probe_file(lp, path);
 	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
-	probe_file(lp, in_root);
+	return probe_file(lp, in_root);
+}
+
+/* The process's interpreter, where the BPF side will read its frames. */
+static void register_frames(struct lang_probe *lp, const struct lang_file *f,
+			    pid_t pid, const struct maps_entry *e)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.py_procs);
+	__u32 key = pid;
+	struct py_proc v;
+
+	pyframe_proc(&f->py, e, &v);
+	if (!bpf_map_update_elem(fd, &key, &v, BPF_ANY))
+		lp->run.py_frame_procs++;
 }
 
 struct mapped_ctx {
@@ -211,8 +252,13 @@ static void probe_exec_mapping(const struct maps_entry *e, void *ctx)
 {
 	struct mapped_ctx *c = ctx;
 
-	if (e->exec)
-		probe_mapped(c->lp, c->pid, e->path);
+	struct lang_file *f;
+
+	if (!e->exec)
+		return;
+	f = probe_mapped(c->lp, c->pid, e->path);
+	if (f && f->frame)
+		register_frames(c->lp, f, c->pid, e);
 }
 
 void lang_probe_process(struct lang_probe *lp, pid_t pid)
@@ -228,7 +274,43 @@ static char *name_str(const char *s, size_t size)
 	return strndup(s, strnlen(s, size)) ?: xstrdup("?");
 }
 
-static void take_site(struct model *m, int names_fd,
+/* Python frame mode keys a site by code object (cls_hash) and instruction. */
+static bool is_py_frame(const struct lang_site_key *k)
+{
+	return k->lang == LANG_PYTHON && k->cls_hash;
+}
+
+static void py_frame_site(struct lang_run *run, struct lang_site_stat *s,
+			  const struct lang_names *n, __u32 instr)
+{
+	int line = pyframe_line(n->table, n->table_len, n->table_size,
+				n->firstlineno, instr);
+
+	free(s->cls);
+	s->cls = NULL;
+	if (line < 0) {
+		run->py_lines_unknown += s->tz_accesses + s->clock_syscalls;
+		line = 0;
+	}
+	s->line = line;
+}
+
+/* Several instructions of one line are one site. */
+static bool merge_site(struct proc_model *p, const struct lang_site_stat *s)
+{
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		struct lang_site_stat *o = &p->lang_sites[i];
+
+		if (lang_same_site(o, s)) {
+			o->tz_accesses += s->tz_accesses;
+			o->clock_syscalls += s->clock_syscalls;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void take_site(struct lang_run *run, struct model *m, int names_fd,
 		      const struct lang_site_key *k, const struct lang_site *v)
 {
 	struct proc_model *p = model_find(m, k->tgid);
@@ -247,7 +329,10 @@ static void take_site(struct model *m, int names_fd,
 	s.file = name_str(n.file, sizeof(n.file));
 	s.func = name_str(n.func, sizeof(n.func));
 	s.cls = k->cls_hash ? name_str(n.cls, sizeof(n.cls)) : NULL;
-	model_add_lang_site(p, &s);
+	if (is_py_frame(k))
+		py_frame_site(run, &s, &n, k->line);
+	if (!merge_site(p, &s))
+		model_add_lang_site(p, &s);
 	free(s.file);
 	free(s.func);
 	free(s.cls);
@@ -263,11 +348,12 @@ void lang_probe_collect(struct lang_probe *lp, struct model *m)
 
 	for (size_t i = 0; i < m->nprocs; i++)
 		lang_sites_clear(&m->procs[i]);
+	lp->run.py_lines_unknown = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(fd, &key, &val))
-			take_site(m, names, &key, &val);
+			take_site(&lp->run, m, names, &key, &val);
 	}
 	m->lang_enabled = true;
 	m->lang = lp->run;

@@ -31,6 +31,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LANG_DEEP] = "lang_stack_too_deep",
 	[LOSS_LANG_MAP_FULL] = "lang_map_full",
 	[LOSS_TZ_PATH_CHANGED] = "tz_path_changed",
+	[LOSS_LANG_PY_FRAME] = "lang_python_frame_unreadable",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
@@ -244,6 +245,16 @@ void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s)
 	n->file = xstrdup(s->file);
 	n->func = xstrdup(s->func);
 	n->cls = s->cls ? xstrdup(s->cls) : NULL;
+}
+
+/* How Python frames were followed: "frame", "usdt", both, or "none". */
+const char *lang_python_mechanism(const struct lang_run *r)
+{
+	if (r->py_frame_files && r->py_usdt_files)
+		return "frame+usdt";
+	if (r->py_frame_files)
+		return "frame";
+	return r->py_usdt_files ? "usdt" : "none";
 }
 
 void lang_sites_clear(struct proc_model *p)

@@ -142,6 +142,10 @@ struct libc_run {
 struct lang_run {
 	uint32_t files;			/* interpreter files probed */
 	uint32_t failed;		/* files whose probes could not attach */
+	uint32_t py_usdt_files;		/* Python files probed by USDT line */
+	uint32_t py_frame_files;	/* CPython 3.11 files: frames read, no USDT */
+	uint32_t py_frame_procs;	/* processes whose frames were read */
+	uint64_t py_lines_unknown;	/* events whose line the table copy lacked */
 	char error[160];		/* why the last one failed */
 };
 
@@ -199,6 +203,7 @@ void caller_free_names(struct caller_stat *c);
 /* The same code in the same file, whichever process ran it. */
 bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
 void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s);
+const char *lang_python_mechanism(const struct lang_run *r);
 void lang_sites_clear(struct proc_model *p);
 /* The same script line in the same frame, whichever process ran it. */
 /* One call site over many processes: the same code counted once. */

@@ -290,6 +290,27 @@ static void json_kernel(struct json *j, const struct kernel_run *k)
 	json_obj_end(j);
 }
 
+/* Which mechanism followed each language's frames, and its cost. */
+static void json_lang_run(struct json *j, const struct lang_run *r)
+{
+	json_obj_begin(j, "lang");
+	json_obj_begin(j, "mechanism");
+	json_str(j, "ruby", "usdt");
+	json_str(j, "python", lang_python_mechanism(r));
+	json_obj_end(j);
+	/* Measured on the reference machine; see README, "--lang". */
+	json_obj_begin(j, "cost");
+	json_str(j, "ruby", "two traps per C-method call (Time.now ~40x slower)");
+	json_str(j, "python_frame", "~1 us per kernel event, nothing per line");
+	json_str(j, "python_usdt", "one trap per line (~270x slower)");
+	json_obj_end(j);
+	json_u64(j, "usdt_files", r->files);
+	json_u64(j, "python_frame_files", r->py_frame_files);
+	json_u64(j, "python_frame_processes", r->py_frame_procs);
+	json_u64(j, "python_lines_unknown", r->py_lines_unknown);
+	json_obj_end(j);
+}
+
 static void json_losses(struct json *j, const struct model *m)
 {
 	json_u64(j, "lost_events", model_lost(m));
@@ -340,6 +361,8 @@ void report_json_compare(FILE *f, const struct model *m,
 	json_kernel(&j, &m->kernel);
 	json_u64(&j, "events", model_events(m));
 	json_losses(&j, m);
+	if (m->lang_enabled)
+		json_lang_run(&j, &m->lang);
 	json_arr_begin(&j, "processes");
 	for (size_t i = 0; i < m->nprocs; i++)
 		json_proc(&j, m, &m->procs[i]);
