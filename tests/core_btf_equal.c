@@ -18,7 +18,9 @@
 #include "clocktrace.core_roots.h"
 #include "clocktrace.skel.h"
 #include "core_btf.h"
+#include "attach_mode.h"
 #include "libc_attach.h"
+#include "variant.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -27,8 +29,12 @@ static struct clocktrace_bpf *load(const char *core_btf)
 	LIBBPF_OPTS(bpf_object_open_opts, o, .btf_custom_path = core_btf);
 	struct clocktrace_bpf *skel = clocktrace_bpf__open_opts(&o);
 
-	if (skel)
+	/* This kernel may refuse fentry: compare what the tracepoints load. */
+	if (skel) {
 		libc_attach_prepare(skel, true);
+		attach_mode_apply(skel, vmlinux_btf_keep(), ATTACH_TRACEPOINT,
+				  bpf_features_probe());
+	}
 	if (!skel || clocktrace_bpf__load(skel)) {
 		fprintf(stderr, "core_btf_equal: cannot load with %s: %s\n",
 			core_btf ? core_btf : "the whole BTF", strerror(errno));
