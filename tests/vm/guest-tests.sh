@@ -502,6 +502,12 @@ t_kernel_log()
 		"$W/dmesg" > "$W/dmesg.bad"
 	[ -s "$W/dmesg.bad" ] || return 0
 	fail "the kernel logged:" "$W/dmesg.bad"
+	# The first report whole, with its backtrace, for the host's log.
+	diag "from the first of them:"
+	grep -m 1 -n -E 'WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*stall|hung_task|Oops' \
+		"$W/dmesg" | cut -d: -f1 > "$W/dmesg.at"
+	sed -n "$(cat "$W/dmesg.at"),+40p" "$W/dmesg" | sed 's/^/VMTAP #   /'
+	return 1
 }
 
 # Time since boot in hundredths of a second (busybox date has no %N).
