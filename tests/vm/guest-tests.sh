@@ -506,7 +506,8 @@ t_kernel_log()
 	diag "from the first of them:"
 	grep -m 1 -n -E 'WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*stall|hung_task|Oops' \
 		"$W/dmesg" | cut -d: -f1 > "$W/dmesg.at"
-	sed -n "$(cat "$W/dmesg.at"),+40p" "$W/dmesg" | sed 's/^/VMTAP #   /'
+	awk -v at="$(cat "$W/dmesg.at")" 'at && NR >= at && NR < at + 40' \
+		"$W/dmesg" | sed 's/^/VMTAP #   /'
 	return 1
 }
 
