@@ -696,6 +696,8 @@ static __always_inline void fill_event(struct event *e, __u32 type,
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	e->nspid = ns_pid(task);
 	e->pad = 0;
+	/* A fork's parent and child share it; exec and exit: the task. */
+	e->cgroup_id = bpf_get_current_cgroup_id();
 }
 
 /* 0: the kernel wakes the reader if it had read all before this notice. */

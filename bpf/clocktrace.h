@@ -191,6 +191,7 @@ struct event {
 	char comm[COMM_LEN];
 	__u32 nspid;		/* its pid in its own pid namespace, 0: unknown */
 	__u32 pad;
+	__u64 cgroup_id;	/* its cgroup v2 id: the cgroup's directory inode */
 };
 
 #define ENV_VALUE_LEN	128

@@ -128,6 +128,53 @@ void cgroup_target_free(struct cgroup_target *t)
 	free(t);
 }
 
+#define ID_CACHE_LEN	64
+
+static struct {
+	uint64_t id[ID_CACHE_LEN];
+	char *path[ID_CACHE_LEN];
+	unsigned int next;
+	uint64_t want;
+	char *found;
+	size_t mnt_len;
+} ids;
+
+static int find_id(const char *path, const struct stat *st, int type,
+		   struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_D || st->st_ino != ids.want)
+		return 0;
+	ids.found = xstrdup(path[ids.mnt_len] ? path + ids.mnt_len : "/");
+	return 1;
+}
+
+/* Short-lived processes are gone before /proc/PID/cgroup can be read. */
+char *cgroup_path_of_id(uint64_t id)
+{
+	char *mnt;
+	unsigned int i;
+
+	for (i = 0; i < ID_CACHE_LEN; i++)
+		if (ids.path[i] && ids.id[i] == id)
+			return xstrdup(ids.path[i]);
+	mnt = id ? cgroup2_mount() : NULL;
+	if (!mnt)
+		return NULL;
+	ids.want = id;
+	ids.found = NULL;
+	ids.mnt_len = strlen(mnt);
+	nftw(mnt, find_id, 16, FTW_PHYS | FTW_MOUNT);
+	free(mnt);
+	if (!ids.found)
+		return NULL;
+	i = ids.next++ % ID_CACHE_LEN;
+	free(ids.path[i]);
+	ids.id[i] = id;
+	ids.path[i] = ids.found;
+	return xstrdup(ids.found);
+}
+
 static struct {
 	pid_t *pids;
 	size_t npids;

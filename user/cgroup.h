@@ -33,6 +33,12 @@ struct cgroup_target *cgroup_target_resolve(const char *cmd,
 					    const char *cgroup,
 					    const char *unit, bool must_exist);
 void cgroup_target_free(struct cgroup_target *t);
+/*
+ * The v2 path ("/a/b") of the cgroup whose id is ID, NULL when no
+ * directory of the hierarchy has it (any more).  Answers are cached: a
+ * miss walks the hierarchy once.
+ */
+char *cgroup_path_of_id(uint64_t id);
 /* The processes now in dir and in every cgroup below it.  -1 after one line. */
 int cgroup_scan(const char *cmd, const char *dir, pid_t **pids, size_t *npids);
 

@@ -58,14 +58,14 @@ void session_learn_proc_env(struct proc_model *p)
 	session_set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
 }
 
-static void learn_cgroup(struct proc_model *p);
+static void learn_cgroup(struct proc_model *p, uint64_t id);
 
 void session_learn_proc_place(struct proc_model *p)
 {
 	char path[64], *buf;
 	size_t len;
 
-	learn_cgroup(p);
+	learn_cgroup(p, 0);
 	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
 	buf = read_file(path, 1 << 16, &len);
 	if (buf)
@@ -103,7 +103,8 @@ static void learn_exec_env(struct proc_model *p, const struct exec_env *x)
 }
 
 /* A move after the exec is seen only while the process lives. */
-static void learn_cgroup(struct proc_model *p)
+/* From /proc while the process lives, else from the id its notice carried. */
+static void learn_cgroup(struct proc_model *p, uint64_t id)
 {
 	char path[64], *buf, *cg;
 	size_t len;
@@ -112,6 +113,8 @@ static void learn_cgroup(struct proc_model *p)
 	buf = read_file(path, 1 << 16, &len);
 	cg = buf ? cgroup_v2_path(buf, len) : NULL;
 	free(buf);
+	if (!cg && id)
+		cg = cgroup_path_of_id(id);
 	if (!cg)
 		return;
 	free(p->cgroup);
@@ -187,7 +190,7 @@ static void on_event(void *ctx, const struct event *e)
 		free(p->exe);
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		learn_exec_env(p, &((const struct exec_event *)e)->env);
-		learn_cgroup(p);
+		learn_cgroup(p, e->cgroup_id);
 		if (s->opts.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
 		if (s->opts.lang)
