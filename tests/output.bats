@@ -34,7 +34,10 @@ one_line_125() {
 	run "$CT" run --json -o /dev/full -- true
 	one_line_125
 	[[ "$output" == *"/dev/full: No space left on device"* ]]
-	run "$CT" attach -p $$ -d 0.3 -o /dev/full
+	# A target without children (the shell's would add attach's hint line).
+	sleep 5 &
+	run "$CT" attach -p $! -d 0.3 -o /dev/full
+	kill $!
 	one_line_125
 	run "$CT" top -n 1 -i 0.2 -o /dev/full
 	one_line_125
