@@ -21,12 +21,17 @@ endif
 
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -DCLOCKTRACE_VERSION='"$(VERSION)"'
-CPPFLAGS	+= -I$(OUT) -Ibpf -Iuser
+# user/: core (pure logic and parsers), report (views of the model), trace
+# (BPF loading and the session), libc (libc and script probes, symbols),
+# cmd (main and the subcommands).  Pure is what lives in core/ and report/:
+# the unit tests and fuzzers link only those.
+USER_DIRS	:= core report trace libc cmd
+CPPFLAGS	+= -I$(OUT) -Ibpf $(patsubst %,-Iuser/%,$(USER_DIRS))
 # The binary carries its BPF objects and links libbpf, libdw, libelf and zlib
 # statically, so a production host needs nothing but the C library.
 LIBS_STATIC	:= -lbpf -ldw -lelf -lz -llzma -lbz2
 LDLIBS		:= -Wl,-Bstatic $(LIBS_STATIC) -Wl,-Bdynamic -lm
-# libbpf's reads of the kernel BTF go through user/btf_vmlinux.c.
+# libbpf's reads of the kernel BTF go through user/trace/btf_vmlinux.c.
 WRAP_LDFLAGS	:= -Wl,--wrap=btf__load_vmlinux_btf
 
 # make ARCH=arm64: Debian's cross compiler and the arm64 multiarch libraries
@@ -57,15 +62,10 @@ BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_HDRS	:= $(wildcard bpf/*.h)
 SKELS		:= $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 CORE_ROOTS	:= $(patsubst bpf/%.bpf.c,$(OUT)/%.core_roots.h,$(BPF_SRCS))
-USER_SRCS	:= $(wildcard user/*.c)
+USER_SRCS	:= $(wildcard $(patsubst %,user/%/*.c,$(USER_DIRS)))
+USER_HDRS	:= $(wildcard $(patsubst %,user/%/*.h,$(USER_DIRS)))
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
-# What touches BPF or the process's own lifetime; the rest is pure logic
-# that the unit tests link against.
-IMPURE		:= main tracer collect session run run_compare attach top launch \
-		   libc_probe privs lang_probe exporter \
-		   btf_vmlinux variant doctor kfeatures version libc_attach callsite uprobe_multi \
-		   attach_fentry
-PURE_OBJS	:= $(filter-out $(patsubst %,$(OUT)/%.o,$(IMPURE)),$(USER_OBJS))
+PURE_OBJS	:= $(filter $(OUT)/core/% $(OUT)/report/%,$(USER_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
@@ -105,23 +105,24 @@ $(OUT)/%.core_roots.h: $(OUT)/%.bpf.o tools/core-roots.sh
 	$(call msg,GEN-ROOTS,$@)
 	$(Q)tools/core-roots.sh $(BPFTOOL) $< > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: user/%.c $(wildcard user/*.h) bpf/clocktrace.h $(SKELS) \
+$(OUT)/%.o: user/%.c $(USER_HDRS) bpf/clocktrace.h $(SKELS) \
 	    $(CORE_ROOTS) | $(OUT)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/clocktrace: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $(WRAP_LDFLAGS) $^ $(LDLIBS) -o $@
 
-# Proves user/core_btf.c's CO-RE target relocates as the whole BTF does.
+# Proves user/trace/core_btf.c's CO-RE target relocates as the whole BTF does.
 $(OUT)/core_btf_equal: tests/core_btf_equal.c \
-			 $(filter-out $(OUT)/main.o,$(USER_OBJS))
+			 $(filter-out $(OUT)/cmd/main.o,$(USER_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WRAP_LDFLAGS) $^ \
 		$(LDLIBS) -o $@
 
-# Checks user/pyframe.c's offsets against CPython 3.11's own headers.
+# Checks user/core/pyframe.c's offsets against CPython 3.11's own headers.
 $(OUT)/unit/pyframe_test: CPPFLAGS += -I/usr/include/python3.11 \
 	-I/usr/include/$(shell $(CC) -dumpmachine)/python3.11
 

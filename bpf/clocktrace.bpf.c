@@ -35,7 +35,7 @@ const volatile __u64 target_cgroup_parent = 0;
 const volatile char target_cgroup_name[CGROUP_NAME_LEN] = {};
 /*
  * Linux >= 5.11: task storage and bpf_get_current_task_btf, probed by
- * userspace (user/variant.c).  The verifier prunes the branch this constant
+ * userspace (user/trace/variant.c).  The verifier prunes the branch this constant
  * rules out, so an older kernel never sees a helper it does not know.
  * Features whose mere presence an old kernel refuses (compare-and-swap, a
  * bpf_loop callback) are in separate programs instead.
@@ -45,7 +45,7 @@ const volatile bool has_task_storage = true;
  * Ring-buffer wake-ups: a wake-up is an interrupt and a reschedule of the
  * reader (several microseconds in a VM, more than all the rest of a
  * process event).  With lazy_wakeup the reader polls every few
- * milliseconds instead (user/tracer.c) and is woken only once a quarter of
+ * milliseconds instead (user/trace/tracer.c) and is woken only once a quarter of
  * the buffer waits.  --libc and --lang act on each exec notice at once:
  * they keep a wake-up per notice.
  */

@@ -294,7 +294,7 @@ struct lang_names {
 /*
  * --lang, Python frame mode: where a CPython 3.11 process keeps its current
  * thread state, and the 3.11 struct offsets (derived from its headers,
- * user/pyframe.c).  The type addresses let the BPF side check that what it
+ * user/core/pyframe.c).  The type addresses let the BPF side check that what it
  * reads is a code object and a str, not bytes of some other program.
  */
 struct py_offsets {

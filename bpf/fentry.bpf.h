@@ -5,7 +5,7 @@
  * syscall tracepoints put every syscall of every process on the kernel's
  * slow path; these trampolines sit on a dozen functions only, so other
  * syscalls run untouched.  Userspace loads either these or the
- * tracepoints (user/attach_mode.c), and skips a function the kernel lacks.
+ * tracepoints (user/core/attach_mode.c), and skips a function the kernel lacks.
  *
  * The number is read from the registers as the tracepoint has it, so the
  * same checks hold: a 32-bit task reaches these functions through the
@@ -24,7 +24,7 @@
 /*
  * fentry_NAME, fexit_NAME and fexitnc_NAME (no compare-and-swap, Linux
  * < 5.12) on the kernel's __ARCH_sys_NAME: the prefixes are what
- * user/attach_mode.c looks for.
+ * user/core/attach_mode.c looks for.
  */
 #define SYSCALL_PROGS(name)						\
 SEC("fentry/" SYS_FN(name))						\

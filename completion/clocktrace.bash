@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for clocktrace(8).
 #
-# The option lists mirror `clocktrace COMMAND --help` (user/cli.c's one
+# The option lists mirror `clocktrace COMMAND --help` (user/core/cli.c's one
 # option table); tests/docs.bats and tests/package.bats fail when they
 # drift apart.  Works with or without the bash-completion
 # package: it uses none of its helpers, except _command_offset (if loaded)

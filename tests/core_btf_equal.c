@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * core_btf_equal: load clocktrace's BPF object twice, CO-RE-relocated
- * against the small BTF of user/core_btf.c and against the whole kernel
+ * against the small BTF of user/trace/core_btf.c and against the whole kernel
  * BTF, and compare every program's instructions, map fds aside.  Prints
  * "N programs, M instructions identical" and exits 0, or names the first
  * difference and exits 1.  Needs root (the programs are loaded).

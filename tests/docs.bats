@@ -63,8 +63,8 @@ completion_opts() {
 
 @test "docs: doctor's oldest tested kernel is the matrix's oldest" {
 	oldest=$(oldest_kernel)
-	major=$(sed -nE 's/^#define OLDEST_TESTED_MAJOR\s+([0-9]+)$/\1/p' "$ROOT/user/doctor.c")
-	minor=$(sed -nE 's/^#define OLDEST_TESTED_MINOR\s+([0-9]+)$/\1/p' "$ROOT/user/doctor.c")
+	major=$(sed -nE 's/^#define OLDEST_TESTED_MAJOR\s+([0-9]+)$/\1/p' "$ROOT/user/cmd/doctor.c")
+	minor=$(sed -nE 's/^#define OLDEST_TESTED_MINOR\s+([0-9]+)$/\1/p' "$ROOT/user/cmd/doctor.c")
 	echo "doctor: $major.$minor, matrix: $oldest"
 	[ "$major.$minor" = "$oldest" ]
 }

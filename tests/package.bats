@@ -83,7 +83,7 @@ teardown() {
 			grep -qF -- "${opt//-/\\-}" "$MAN" || missing+=" $cmd:$opt"
 		done
 	done
-	for id in $(grep -oE 'add\(out, "[a-z-]+"' "$ROOT/user/findings.c" |
+	for id in $(grep -oE 'add\(out, "[a-z-]+"' "$ROOT/user/core/findings.c" |
 		    cut -d'"' -f2); do
 		grep -qF -- "${id//-/\\-}" "$MAN" || missing+=" finding:$id"
 	done

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one escape every report goes through (user/escape.c): safe bytes
+ * The one escape every report goes through (user/core/escape.c): safe bytes
  * out, and reversible, so that two different names never become one.
  */
 #include <stdint.h>

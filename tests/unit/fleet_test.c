@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the exported series (user/metrics.c) and the HTTP router. */
+/* Unit tests of the exported series (user/core/metrics.c) and the HTTP router. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

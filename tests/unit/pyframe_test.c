@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --lang's Python frame mode (user/pyframe.c): the 3.11 struct offsets
+ * --lang's Python frame mode (user/core/pyframe.c): the 3.11 struct offsets
  * against the CPython headers themselves, and the location table decoded
  * as CPython's own code.co_lines() reads it.
  */

@@ -9,7 +9,7 @@
  * (ld --wrap=btf__load_vmlinux_btf); on a kernel that refuses the mapping,
  * libbpf's own reader runs as before.
  *
- * The tracer parses the kernel's BTF before libbpf does (user/core_btf.c
+ * The tracer parses the kernel's BTF before libbpf does (user/trace/core_btf.c
  * needs it); that copy is kept and given to libbpf's next load, so it is
  * parsed once.
  */

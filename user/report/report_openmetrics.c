@@ -4,7 +4,7 @@
  * collectors a fleet already runs (node_exporter's textfile collector,
  * a Prometheus scrape).  Histograms are per syscall kind over all traced
  * processes: per-pid histograms would explode a time series database.
- * The model given holds groups (user/metrics.c), by comm unless told.
+ * The model given holds groups (user/core/metrics.c), by comm unless told.
  */
 #include <string.h>
 

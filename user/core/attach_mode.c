@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --attach's words; the programs of each mode are user/attach_fentry.c. */
+/* --attach's words; the programs of each mode are user/trace/attach_fentry.c. */
 #include <string.h>
 
 #include "attach_mode.h"

@@ -128,7 +128,7 @@ void session_write_report(struct session *s);
 int session_commit_report(struct session *s);
 /* To a file, each exposition replaces the last (a snapshot, not a log). */
 void session_write_openmetrics(struct session *s, const struct model *m);
-/* --listen, and the series' grouping: user/exporter.c. */
+/* --listen, and the series' grouping: user/trace/exporter.c. */
 int session_start_exporter(struct session *s);
 /* The maps into s->model, and the exported counters brought up to date. */
 void session_collect(struct session *s);
@@ -139,7 +139,7 @@ int cmd_top(int argc, char **argv);
 /* run --compare, once the session is parsed and its output open. */
 int run_compare(struct session *s);
 /*
- * user/attach.c, also for run and top: --cgroup/--unit resolved into
+ * user/cmd/attach.c, also for run and top: --cgroup/--unit resolved into
  * opts->cgtarget, the processes in it now appended to opts->pids (not for
  * top); and one process made a target, as attach does.
  */

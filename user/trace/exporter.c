@@ -2,7 +2,7 @@
 /*
  * OpenMetrics out of a session: into the -o file at each interval and at
  * the end, and over HTTP (--listen) whenever a scraper asks.  Both read
- * the same per-group counters (user/metrics.c), fed from the maps.
+ * the same per-group counters (user/core/metrics.c), fed from the maps.
  */
 #include <stdio.h>
 #include <stdlib.h>

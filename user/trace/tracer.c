@@ -118,7 +118,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 /*
  * The CO-RE target: the kernel types our object names, copied into a memfd
- * (user/core_btf.c) so that libbpf need not scan the whole kernel BTF once
+ * (user/trace/core_btf.c) so that libbpf need not scan the whole kernel BTF once
  * per type.  -1: libbpf relocates against the whole BTF.
  */
 static int open_core_btf(char *path, size_t len)

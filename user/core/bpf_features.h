@@ -2,7 +2,7 @@
 /*
  * Which variant of the BPF object a kernel can run.  Each feature a newer
  * kernel has and an older one lacks has a fallback; this header names them
- * and says what each fallback costs.  Probing the kernel is user/variant.c.
+ * and says what each fallback costs.  Probing the kernel is user/trace/variant.c.
  */
 #ifndef CLOCKTRACE_BPF_FEATURES_H
 #define CLOCKTRACE_BPF_FEATURES_H
