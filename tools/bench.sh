@@ -354,27 +354,10 @@ OLDSTATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 if sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null; then
 	trap 'sysctl -qw kernel.bpf_stats_enabled=$OLDSTATS' EXIT
 	# progs_of TRACER_PID: "name run_time_ns run_cnt" of its programs
+	PROGS_OF=$(pwd)/tools/bench/progs_of.py
+	export PROGS_OF
 	progs_of() {
-		python3 - "$1" <<'PY'
-import glob, json, subprocess, sys
-ids = {}
-for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
-    try:
-        d = dict(l.split(":", 1) for l in open(f) if ":" in l)
-    except OSError:
-        continue
-    if "prog_id" in d and "run_time_ns" in d:
-        ids[int(d["prog_id"])] = (int(d["run_time_ns"]), int(d["run_cnt"]))
-names = {}
-try:
-    for p in json.loads(subprocess.run(["bpftool", "prog", "show", "--json"],
-                        capture_output=True, text=True).stdout):
-        names[p["id"]] = p.get("name", "?")
-except Exception:
-    pass
-for i, (rt, cnt) in sorted(ids.items()):
-    print(names.get(i, "id%d" % i), rt, cnt)
-PY
+		python3 "$PROGS_OF" "$1"
 	}
 	export -f progs_of 2>/dev/null
 	for r in $(seq 1 "$RUNS"); do

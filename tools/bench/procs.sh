@@ -77,27 +77,10 @@ printf '\n' >&2
 # run_time_ns, run_cnt.  run_cnt counts every process of the machine that
 # reached the program, traced or not.
 progs_of() {
-	python3 - "$1" <<'PY'
-import glob, json, subprocess, sys
-ids = {}
-for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
-    try:
-        d = dict(l.split(":", 1) for l in open(f) if ":" in l)
-    except OSError:
-        continue
-    if "prog_id" in d and "run_time_ns" in d:
-        ids[int(d["prog_id"])] = (int(d["run_time_ns"]), int(d["run_cnt"]))
-names = {}
-try:
-    for p in json.loads(subprocess.run(["bpftool", "prog", "show", "--json"],
-                        capture_output=True, text=True).stdout):
-        names[p["id"]] = p.get("name", "?")
-except Exception:
-    pass
-for i, (rt, cnt) in sorted(ids.items()):
-    print(names.get(i, "id%d" % i), rt, cnt)
-PY
+	python3 "$PROGS_OF" "$1"
 }
+PROGS_OF=$(pwd)/tools/bench/progs_of.py
+export PROGS_OF
 export -f progs_of
 : >"$TMP/bpfstats.tsv"
 OLDSTATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
