@@ -17,6 +17,13 @@ teardown() {
 	rm -rf "$T"
 }
 
+# misbehave waitsig -k 5 (in WL), put in cgroup DIR before it runs, ready.
+waitsig_in() {
+	sh -c "echo \$\$ > '$1/cgroup.procs' && exec '$TOOLS/misbehave' waitsig -k 5" >"$T/ready" 2>/dev/null &
+	WL=$!
+	for _ in $(seq 100); do grep -q ready "$T/ready" 2>/dev/null && break; sleep 0.05; done
+}
+
 # A TCP port nothing listens on now.
 free_port() {
 	/usr/bin/python3 -c 'import socket
@@ -289,9 +296,7 @@ cgroup2_mount() {
 	cg="clocktrace-test-$$"
 	mkdir -p "$v2/$cg/sub"
 	# One already inside (below the target), asleep until signalled.
-	sh -c "echo \$\$ > '$v2/$cg/sub/cgroup.procs' && exec '$TOOLS/misbehave' waitsig -k 5" >"$T/ready" 2>/dev/null &
-	WL=$!
-	for _ in $(seq 100); do grep -q ready "$T/ready" 2>/dev/null && break; sleep 0.05; done
+	waitsig_in "$v2/$cg/sub"
 	# --listen: its port opens once the programs are attached.
 	port=$(free_port)
 	"$CT" attach --cgroup "/$cg" -d 4 --listen "$port" --json -o "$T/r.json" &
@@ -372,9 +377,7 @@ WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
 	v2=$(cgroup2_mount)
 	cg="clocktrace-test-$$"
 	mkdir -p "$v2/$cg/sub"
-	sh -c "echo \$\$ > '$v2/$cg/sub/cgroup.procs' && exec '$TOOLS/misbehave' waitsig -k 5" >"$T/ready" 2>/dev/null &
-	WL=$!
-	for _ in $(seq 100); do grep -q ready "$T/ready" 2>/dev/null && break; sleep 0.05; done
+	waitsig_in "$v2/$cg/sub"
 	# PROG wakes it, waits for it, then stats on its own.
 	"$CT" run --cgroup "$v2/$cg" --json -o "$T/r.json" -- sh -c \
 		"kill -USR1 $WL; while kill -0 $WL 2>/dev/null; do sleep 0.05; done; exec '$TOOLS/forktree' -D 0 -k 2" 2>"$T/prog"
