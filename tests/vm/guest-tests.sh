@@ -498,16 +498,14 @@ t_leftovers()
 t_kernel_log()
 {
 	dmesg > "$W/dmesg" 2>&1 || fail "no dmesg" "$W/dmesg" || return 1
-	grep -E 'WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*stall|hung_task|Call Trace|Oops' \
+	grep -n -E 'WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*stall|hung_task|Call Trace|Oops' \
 		"$W/dmesg" > "$W/dmesg.bad"
 	[ -s "$W/dmesg.bad" ] || return 0
 	fail "the kernel logged:" "$W/dmesg.bad"
 	# The first report whole, with its backtrace, for the host's log.
 	diag "from the first of them:"
-	grep -m 1 -n -E 'WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*stall|hung_task|Oops' \
-		"$W/dmesg" | cut -d: -f1 > "$W/dmesg.at"
-	awk -v at="$(cat "$W/dmesg.at")" 'at && NR >= at && NR < at + 40' \
-		"$W/dmesg" | sed 's/^/VMTAP #   /'
+	awk -v at="$(head -n 1 "$W/dmesg.bad" | cut -d: -f1)" \
+		'NR >= at && NR < at + 40' "$W/dmesg" | sed 's/^/VMTAP #   /'
 	return 1
 }
 
