@@ -114,19 +114,39 @@ struct {
 struct env_walk {
 	__u64 ptr;		/* the next entry, in the new process's memory */
 	__u64 end;
+	__u32 left;		/* reads left of the ENV_ENTRIES_MAX per exec */
 	bool cont;		/* it continues an entry too long for one read */
 };
 
 /*
- * Scratch for exec: one environment entry, the proc_tz being built and
- * where the walk is (here, not on the stack, so that the step that reads
- * one entry can be a global function that takes no pointer).
+ * The environment as the ELF loader left it, copied once: the block
+ * env_start..env_end and the envp pointers into it.  Entries are then
+ * looked at in the copy, without a helper call each.
+ */
+struct env_copy {
+	__u64 base;		/* env_start */
+	__u64 size;		/* env_end - env_start */
+	__u64 copied;		/* bytes of the block in env_scratch.block */
+	__u64 off;		/* where the next entry starts, in the block */
+	__u32 next;		/* the next entry's index in envp */
+	__u32 count;		/* entries whose pointers were copied */
+	__u32 envc;		/* entries the kernel put there (bprm->envc) */
+};
+
+/*
+ * Scratch for exec: the environment copy (the walk reads one entry at a
+ * time into the start of block), the proc_tz being built and where the
+ * walk is (here, not on the stack, so that the steps can be global
+ * functions that take no pointer).  A per-CPU value has 32 KiB at most.
  */
 struct env_scratch {
 	struct proc_tz tz;
 	struct env_walk walk;
+	struct env_copy copy;
 	struct exec_env env;
-	char entry[ENV_ENTRY_LEN];
+	__u64 envp[ENV_ENTRIES_MAX + 1];
+	/* + 8: an entry's first bytes are compared without a bound each. */
+	char block[ENV_BLOCK_LEN + 8];
 };
 
 struct {
@@ -758,7 +778,8 @@ static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
 
 /*
  * The first TZ or TZDIR, as getenv() would return it: val is len bytes
- * into the entry buffer, followed by its NUL.
+ * of an entry, followed by its NUL.  Copied with its NUL only: the rest of
+ * dst stays zero (read_exec_env() clears it).
  */
 static __always_inline void note_env_value(__u8 *state, __u16 *vlen,
 					   char *dst, const char *val, long len)
@@ -769,19 +790,20 @@ static __always_inline void note_env_value(__u8 *state, __u16 *vlen,
 		*state = ENV_SEEN_UNREAD;
 		return;
 	}
-	bpf_probe_read_kernel(dst, ENV_VALUE_LEN, val);
+	bpf_probe_read_kernel(dst, len + 1, val);
 	*vlen = len;
 	*state = ENV_SEEN_SET;
 }
 
 /*
- * "TZ=:/file", "TZ=/file" or "TZDIR=/dir", n bytes with the NUL: the first
+ * "TZ=:/file", "TZ=/file" or "TZDIR=/dir", n bytes with the NUL (at most
+ * ENV_ENTRY_LEN: a longer entry is cut there), e in s->block: the first
  * of each is what getenv() returns.  A name like "UTC" or "Europe/Paris"
  * is found under the built-in directories anyway.
  */
-static __always_inline void note_tz_entry(struct env_scratch *s, long n)
+static __always_inline void note_tz_entry(struct env_scratch *s, const char *e,
+					  long n)
 {
-	const char *e = s->entry;
 	struct tz_user_path *u;
 	__u32 off;
 	long len;
@@ -809,14 +831,112 @@ static __always_inline void note_tz_entry(struct env_scratch *s, long n)
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 		return;
 	}
-	bpf_probe_read_kernel(u->path, sizeof(u->path), e + off);
+	bpf_probe_read_kernel(u->path, len, e + off);
 	u->exact = u == &s->tz.file;
 	u->len = len;
 }
 
 /*
- * One environment entry per call; 1 when the walk is over.  Global, so the
- * verifier checks it once, whether bpf_loop or a bounded loop calls it.
+ * One environment entry of the copy: 1 when the copy cannot say more.
+ * The entry must start where the one before it ended (the first at
+ * env_start) and end with a NUL, the last at env_end: the kernel counted
+ * envc strings to find env_end, so entries that chain this way are those
+ * strings, whatever a hostile loader or a 32-bit layout put in envp.
+ * An entry past the copy or longer than the walk reads at once is left to
+ * the walk, and so is everything after it.
+ */
+static __always_inline int env_copy_entry(struct env_scratch *s)
+{
+	struct env_copy *c = &s->copy;
+	__u64 i = c->next, off = c->off, end, *envp;
+	const char *e;
+
+	if (i >= c->count || !s->walk.left)
+		return 1;
+	/* count <= ENV_ENTRIES_MAX, a power of 2: the mask tells the verifier. */
+	barrier_var(i);
+	envp = &s->envp[i & (ENV_ENTRIES_MAX - 1)];
+	if (envp[0] != c->base + off)
+		return 1;
+	end = i + 1 < c->envc ? envp[1] - c->base : c->size;
+	if (end <= off || end > c->copied || end - off > ENV_ENTRY_LEN)
+		return 1;
+	/* Known above, told again to the verifier. */
+	barrier_var(end);
+	if (end > ENV_BLOCK_LEN || off >= ENV_BLOCK_LEN)
+		return 1;
+	if (s->block[end - 1])
+		return 1;
+	e = s->block + off;
+	if (e[0] == 'T')
+		note_tz_entry(s, e, end - off);
+	c->next = i + 1;
+	c->off = end;
+	s->walk.ptr = c->base + end;
+	s->walk.left--;
+	return 0;
+}
+
+#define ENV_COPY_STEP	16
+
+/*
+ * ENV_COPY_STEP entries per call; 1 when the copy is done with.  Global,
+ * so that the verifier checks it once.
+ */
+__noinline int env_copy_entries(void)
+{
+	struct env_scratch *s = env_scratch_get();
+
+	if (!s)
+		return 1;
+	for (int k = 0; k < ENV_COPY_STEP; k++)
+		if (env_copy_entry(s))
+			return 1;
+	return 0;
+}
+
+/*
+ * Copy the environment block and its envp (after argc, argv and a NULL
+ * at start_stack, as the ELF loader lays them out) into s.  false when
+ * there is nothing the copy can be used for.
+ */
+static __always_inline bool copy_env(struct env_scratch *s,
+				     struct task_struct *p,
+				     struct linux_binprm *bprm)
+{
+	struct mm_struct *mm = p->mm;
+	struct env_copy *c = &s->copy;
+	__u64 stack = mm->start_stack, copied, envp_bytes;
+	int argc = bprm->argc, envc = bprm->envc;
+
+	if (envc <= 0 || argc < 0)
+		return false;
+	c->base = s->walk.ptr;
+	c->size = s->walk.end - s->walk.ptr;
+	c->envc = envc;
+	c->count = envc < ENV_ENTRIES_MAX ? envc : ENV_ENTRIES_MAX;
+	c->next = 0;
+	c->off = 0;
+	copied = c->size < ENV_BLOCK_LEN ? c->size : ENV_BLOCK_LEN;
+	barrier_var(copied);
+	if (!copied || copied > ENV_BLOCK_LEN)
+		return false;
+	c->copied = copied;
+	if (bpf_probe_read_user(s->block, copied, (const void *)c->base))
+		return false;
+	/* envp[count]: the end of the last entry copied (or the NULL). */
+	envp_bytes = ((__u64)c->count + 1) * sizeof(__u64);
+	barrier_var(envp_bytes);
+	if (envp_bytes > sizeof(s->envp))
+		return false;
+	return !bpf_probe_read_user(s->envp, envp_bytes,
+			(const void *)(stack + ((__u64)argc + 2) * sizeof(__u64)));
+}
+
+/*
+ * One environment entry per call, read from the process; 1 when the walk
+ * is over.  Global, so the verifier checks it once, whether bpf_loop or a
+ * bounded loop calls it.
  */
 __noinline int env_entry(void)
 {
@@ -827,15 +947,16 @@ __noinline int env_entry(void)
 	if (!s)
 		return 1;
 	w = &s->walk;
-	if (w->ptr >= w->end)
+	if (w->ptr >= w->end || !w->left)
 		return 1;
-	n = bpf_probe_read_user_str(s->entry, sizeof(s->entry),
+	w->left--;
+	n = bpf_probe_read_user_str(s->block, ENV_ENTRY_LEN,
 				    (const void *)w->ptr);
 	if (n <= 0)
 		return 1;
 	if (!w->cont)
-		note_tz_entry(s, n);
-	w->cont = n == sizeof(s->entry);
+		note_tz_entry(s, s->block, n);
+	w->cont = n == ENV_ENTRY_LEN;
 	w->ptr += w->cont ? n - 1 : n;
 	return 0;
 }
@@ -866,8 +987,12 @@ static __always_inline void walk_env(bool loop_helper)
 /*
  * At exec the new environment was just copied onto the new stack: it is
  * resident, and it is read before the program runs a single instruction.
+ * Entries are looked at in one copy of it first; the walk, one helper
+ * call per entry, reads what the copy could not hold.  Either way
+ * ENV_ENTRIES_MAX entries at most.
  */
 static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid,
+					  struct linux_binprm *bprm,
 					  bool loop_helper)
 {
 	struct env_scratch *s = env_scratch_get();
@@ -876,10 +1001,16 @@ static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid,
 		return;
 	__builtin_memset(&s->tz, 0, sizeof(s->tz));
 	__builtin_memset(&s->env, 0, sizeof(s->env));
-	s->walk.ptr = BPF_CORE_READ(p, mm, env_start);
-	s->walk.end = BPF_CORE_READ(p, mm, env_end);
+	s->walk.ptr = p->mm->env_start;
+	s->walk.end = p->mm->env_end;
+	s->walk.left = ENV_ENTRIES_MAX;
 	s->walk.cont = false;
-	walk_env(loop_helper);
+	if (copy_env(s, p, bprm))
+		for (int i = 0; i < ENV_ENTRIES_MAX / ENV_COPY_STEP; i++)
+			if (env_copy_entries())
+				break;
+	if (s->walk.ptr < s->walk.end)
+		walk_env(loop_helper);
 	if (s->walk.ptr < s->walk.end) {
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 		/* Not seen is not unset: it may lie in what was not read. */
@@ -996,7 +1127,7 @@ static __always_inline int on_exec(struct task_struct *p,
 		return 0;
 	proc->flags |= PROC_EXECED;
 	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
-	read_exec_env(p, tgid, loop_helper);
+	read_exec_env(p, tgid, bprm, loop_helper);
 	emit_exec(p, proc->ppid, bprm);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #define TZ_PATH_LEN	128	/* bytes of a tz path kept as a map key */
 #define ENV_ENTRY_LEN	4096	/* bytes of one environment entry read at once */
 #define ENV_ENTRIES_MAX	1024	/* environment entries looked at per exec */
+#define ENV_BLOCK_LEN	(20 * 1024)	/* environment bytes copied at once at exec */
 #define COMM_LEN	16
 #define CGROUP_NAME_LEN	256	/* a cgroup v2 directory's name, NUL included */
 #define CGROUP_MAX_DEPTH	32	/* levels walked up to the target's */

@@ -126,6 +126,67 @@ feature_of() {
 	done
 }
 
+# NAME=xxx...: an environment entry of $2 bytes, its NUL included.
+env_entry() {
+	printf '%s=%s' "$1" "$(head -c $(($2 - ${#1} - 2)) /dev/zero | tr '\0' x)"
+}
+
+# $T/zone and $T/zones/My_Zone, each stat'ed 3 times under the environment
+# "$@" (and only that): the TZ=:file or TZDIR in it must be found, no loss.
+tz_found_in_env() {
+	env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/e.json" -- \
+		env -i "$@" "$TOOLS/forktree" -D 0 -k 3 -P "$T/zone" 2>/dev/null
+	env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/d.json" -- \
+		env -i "${@/#TZ=:$T\/zone/TZDIR=$T/zones}" "$TOOLS/forktree" \
+		-D 0 -k 3 -P "$T/zones/My_Zone" 2>/dev/null
+	[ "$(jq "[.processes[].tz.paths[\"$T/zone\"].stat // 0] | add" "$T/e.json")" -eq 3 ]
+	[ "$(jq "[.processes[].tz.paths[\"$T/zones/My_Zone\"].stat // 0] | add" "$T/d.json")" -eq 3 ]
+	[ "$(jqr "$T/e.json" '.processes[] | select(.comm == "forktree") | .tz_env')" = ":$T/zone" ]
+	[ "$(jqr "$T/e.json" '.losses.tz_paths_unwatched')" -eq 0 ]
+	[ "$(jqr "$T/d.json" '.losses.tz_paths_unwatched')" -eq 0 ]
+}
+
+# The environment is looked at in one copy of ENV_BLOCK_LEN (20 KiB) bytes;
+# the walk, one entry per read, takes over where the copy cannot say.
+@test "variant: TZ=:file and TZDIR first, last, past the 20 KiB copy, across its end, after a 5 KB entry" {
+	cp /usr/share/zoneinfo/UTC "$T/zone"
+	mkdir -p "$T/zones"
+	cp /usr/share/zoneinfo/UTC "$T/zones/My_Zone"
+	big=()
+	for i in $(seq 30); do big+=("$(env_entry B$i 1000)"); done
+	# 5 x 4,000 + 475 bytes: the next entry starts 5 bytes before the end.
+	edge=()
+	for i in $(seq 5); do edge+=("$(env_entry P$i 4000)"); done
+	edge+=("$(env_entry Q 475)")
+	for knob in NONE BPF_LOOP; do
+		tz_found_in_env "TZ=:$T/zone" A=1 B=2
+		tz_found_in_env A=1 B=2 "TZ=:$T/zone"
+		tz_found_in_env "TZ=:$T/zone"
+		tz_found_in_env "${big[@]}" "TZ=:$T/zone" Z=1
+		tz_found_in_env "${edge[@]}" "TZ=:$T/zone"
+		tz_found_in_env A=1 "$(env_entry L 5000)" "TZ=:$T/zone"
+	done
+}
+
+@test "variant: the copy and the walk share the 1,024 entries: TZ as entry 1,024 is read, 1,025 a stated loss" {
+	cp /usr/share/zoneinfo/UTC "$T/zone"
+	# 1,023 entries of 32 bytes: 32 KiB, more than the copy holds.
+	long=()
+	for i in $(seq 1024); do long+=("$(env_entry V$i 32)"); done
+	for knob in NONE BPF_LOOP; do
+		env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/in.json" -- \
+			env -i "${long[@]:0:1023}" TZ=":$T/zone" \
+			"$TOOLS/forktree" -D 0 -k 4 -P "$T/zone" 2>/dev/null
+		[ "$(jq "[.processes[].tz.paths[\"$T/zone\"].stat // 0] | add" "$T/in.json")" -eq 4 ]
+		[ "$(jqr "$T/in.json" '.losses.tz_paths_unwatched // 0')" -eq 0 ]
+		env "CLOCKTRACE_NO_$knob=1" "$CT" run --json -o "$T/out.json" -- \
+			env -i "${long[@]}" TZ=":$T/zone" \
+			"$TOOLS/forktree" -D 0 -k 4 -P "$T/zone" 2>/dev/null
+		[ "$(jq "[.processes[].tz.paths[\"$T/zone\"].stat // 0] | add" "$T/out.json")" -eq 0 ]
+		[ "$(jqr "$T/out.json" '.losses.tz_paths_unwatched')" -ge 1 ]
+	done
+}
+
 @test "variant: doctor names each forced fallback, loads it, and run agrees" {
 	for knob in $FALLBACKS; do
 		f=$(feature_of "$knob")
