@@ -691,13 +691,18 @@ int BPF_PROG(sys_exit_nocas, struct pt_regs *regs, long ret)
 	return on_sys_exit(regs, ret, false);
 }
 
+/*
+ * The task arguments of the sched tracepoints are typed (BTF): their fields
+ * are read directly, without a helper call each.  Only an index the
+ * verifier cannot bound goes through BPF_CORE_READ.
+ */
+
 /* The pid the process has in its own (innermost) pid namespace. */
 static __always_inline __u32 ns_pid(struct task_struct *task)
 {
-	struct pid *pid = BPF_CORE_READ(task, thread_pid);
-	unsigned int level = BPF_CORE_READ(pid, level);
+	struct pid *pid = task->thread_pid;
 
-	return BPF_CORE_READ(pid, numbers[level].nr);
+	return BPF_CORE_READ(pid, numbers[pid->level].nr);
 }
 
 /* comm and ts_ns when the caller has them already, else NULL and 0. */
@@ -706,14 +711,14 @@ static __always_inline void fill_event(struct event *e, __u32 type,
 				       __s32 status, const char *comm, __u64 ts_ns)
 {
 	e->type = type;
-	e->pid = BPF_CORE_READ(task, tgid);
+	e->pid = task->tgid;
 	e->ppid = ppid;
 	e->exit_status = status;
 	e->ts_ns = ts_ns ? ts_ns : bpf_ktime_get_ns();
 	if (comm)
 		__builtin_memcpy(e->comm, comm, COMM_LEN);
 	else
-		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+		__builtin_memcpy(e->comm, task->comm, COMM_LEN);
 	e->nspid = ns_pid(task);
 	e->pad = 0;
 	/* A fork's parent and child share it; exec and exit: the task. */
@@ -769,11 +774,20 @@ static __always_inline void emit_exec(struct task_struct *task, __u32 ppid,
 	}
 	fill_event(&e->base, EVENT_EXEC, task, ppid, 0, NULL, 0);
 	/* "/proc/self/exe" or a relative path says little alone. */
-	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe),
-				  BPF_CORE_READ(bprm, filename));
+	bpf_probe_read_kernel_str(e->exe, sizeof(e->exe), bprm->filename);
 	bpf_probe_read_kernel_str(e->exe_name, sizeof(e->exe_name),
-		BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+				  bprm->file->f_path.dentry->d_name.name);
 	bpf_ringbuf_submit(e, wake_flags());
+}
+
+/*
+ * Most processes have no tz file of their own: a lookup, lock-free, is
+ * cheaper than the delete it spares (that takes the bucket's lock).
+ */
+static __always_inline void forget_tz(__u32 tgid)
+{
+	if (bpf_map_lookup_elem(&proc_tz, &tgid))
+		bpf_map_delete_elem(&proc_tz, &tgid);
 }
 
 /*
@@ -1020,19 +1034,21 @@ static __always_inline void read_exec_env(struct task_struct *p, __u32 tgid,
 			s->env.tzdir_state = ENV_SEEN_UNREAD;
 	}
 	if (!s->tz.file.len && !s->tz.dir.len)
-		bpf_map_delete_elem(&proc_tz, &tgid);
+		forget_tz(tgid);
 	else if (bpf_map_update_elem(&proc_tz, &tgid, &s->tz, BPF_ANY))
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 }
 
-/* fork copies the environment: the child's tz files are the parent's. */
+/*
+ * fork copies the environment: the child's tz files are the parent's.
+ * A child of a parent without any has none: forget_tz() removed what an
+ * earlier process of the same tgid had, at its exit.
+ */
 static __always_inline void inherit_tz(__u32 ptgid, __u32 ctgid)
 {
 	struct proc_tz *pt = bpf_map_lookup_elem(&proc_tz, &ptgid);
 
-	if (!pt)
-		bpf_map_delete_elem(&proc_tz, &ctgid);
-	else if (bpf_map_update_elem(&proc_tz, &ctgid, pt, BPF_ANY))
+	if (pt && bpf_map_update_elem(&proc_tz, &ctgid, pt, BPF_ANY))
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 }
 
@@ -1074,7 +1090,7 @@ int BPF_PROG(sched_fork, struct task_struct *parent, struct task_struct *child)
 	np.depth = pp ? pp->depth + 1 : 0;
 	np.flags = pp ? 0 : PROC_ROOT;
 	np.start_ns = bpf_ktime_get_ns();
-	BPF_CORE_READ_STR_INTO(&np.comm, child, comm);
+	__builtin_memcpy(np.comm, child->comm, COMM_LEN);
 	if (!add_forked(ctgid, &np))
 		return 0;
 	inherit_tz(ptgid, ctgid);
@@ -1126,7 +1142,7 @@ static __always_inline int on_exec(struct task_struct *p,
 	if (!proc || (proc->flags & PROC_EXITED))
 		return 0;
 	proc->flags |= PROC_EXECED;
-	BPF_CORE_READ_STR_INTO(&proc->comm, p, comm);
+	__builtin_memcpy(proc->comm, p->comm, COMM_LEN);
 	read_exec_env(p, tgid, bprm, loop_helper);
 	emit_exec(p, proc->ppid, bprm);
 	return 0;
@@ -1156,12 +1172,11 @@ int BPF_PROG(sched_exec_bounded, struct task_struct *p, pid_t old_pid,
  */
 static __always_inline __u64 process_cpu_ns(struct task_struct *p)
 {
-	struct task_struct *leader = BPF_CORE_READ(p, group_leader);
-	__u64 ns = BPF_CORE_READ(p, signal, sum_sched_runtime) +
-		   BPF_CORE_READ(p, se.sum_exec_runtime);
+	struct task_struct *leader = p->group_leader;
+	__u64 ns = p->signal->sum_sched_runtime + p->se.sum_exec_runtime;
 
 	if (leader != p)
-		ns += BPF_CORE_READ(leader, se.sum_exec_runtime);
+		ns += leader->se.sum_exec_runtime;
 	return ns;
 }
 
@@ -1175,18 +1190,19 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 	lang_thread_exit(p->pid);
 	forget_thread(p);
 	/* The process ends with its last thread. */
-	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+	if (p->signal->live.counter != 0)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc || (proc->flags & PROC_EXITED))
 		return 0;
-	status = BPF_CORE_READ(p, exit_code);
+	status = p->exit_code;
 	/* The name it ends with (prctl may have changed it), as ps shows it. */
-	BPF_CORE_READ_STR_INTO(&proc->comm, p, group_leader, comm);
+	__builtin_memcpy(proc->comm, p->group_leader->comm, COMM_LEN);
 	proc->exit_status = status;
 	proc->exit_ns = bpf_ktime_get_ns();
 	proc->cpu_ns = process_cpu_ns(p);
 	proc->flags |= PROC_EXITED;
+	forget_tz(tgid);
 	emit(EVENT_EXIT, p, proc->ppid, status, NULL, proc->exit_ns);
 	return 0;
 }

@@ -254,6 +254,26 @@ teardown() {
 	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
 }
 
+@test "run: a reused pid does not inherit the TZ=:file of the process that had it before" {
+	cp /usr/share/zoneinfo/UTC "$T/zone"
+	# pid X stats its TZ=:file twice and exits; then a subshell of bash (a
+	# fork, no exec, no TZ) is made to get pid X (ns_last_pid, retried:
+	# other processes take pids too) and stats the same file 3 times.
+	env -u TZ "$CT" run --json -o "$T/r.json" -- bash -c "
+		TZ=:$T/zone '$TOOLS/forktree' -D 0 -k 2 -P $T/zone 2>$T/first
+		x=\$(grep -o '^WORKLOAD pid=[0-9]*' $T/first | cut -d= -f2)
+		for i in \$(seq 200); do
+			echo \$((x - 1)) > /proc/sys/kernel/ns_last_pid
+			( [ \$BASHPID = \$x ] || exit; echo \$x > $T/reused
+			  for j in 1 2 3; do [ -e $T/zone ]; done )
+			[ -s $T/reused ] && break
+		done; true" 2>/dev/null
+	[ -s "$T/reused" ]
+	[ "$(jqr "$T/r.json" '.losses.pid_reused')" -ge 1 ]
+	# Only the first process's own 2: the child without TZ counts none.
+	[ "$(jq "[.processes[].tz.paths[\"$T/zone\"].stat // 0] | add" "$T/r.json")" -eq 2 ]
+}
+
 @test "run: without permission, one line naming the missing capability, status 125" {
 	run -125 setpriv --inh-caps=-all --bounding-set=-all "$CT" run -- true
 	[ "${#lines[@]}" -eq 1 ]
