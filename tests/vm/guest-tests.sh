@@ -28,6 +28,7 @@ run_exit_status		full		run: PROG exit N is N, death by SIGSEGV is 139
 run_compare		full		run --compare: tz counts exact, syscall probes off and on again, CPU time at exit
 run_compare_other	full		run --compare --attach (the other mode): probes off and on again, exact
 unrelated_cost		full		an untraced getppid loop: no program of ours runs for it in fentry mode, one per call on the tracepoints (times in VMINFO)
+tz_env			small,full	run: a TZ=:file first, last, and past the 20 KiB environment copy, exact
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
@@ -138,6 +139,31 @@ t_run_forktree()
 	[ "$(jq '[.processes[].exit_status] | unique | tostring' -r "$W/ft.json")" = "[0]" ] ||
 		fail "exit statuses are not all 0" || return 1
 	[ "$(jq '.lost_events' "$W/ft.json")" -eq 0 ] || fail "lost events"
+}
+
+# The kernel side looks at the environment in one copy of its first 20 KiB
+# and its envp, and walks the rest one entry at a time: both must find TZ.
+t_tz_env()
+{
+	cp /etc/localtime "$W/zone" || fail "no /etc/localtime" || return 1
+	pad=$(head -c 1000 /dev/zero | tr '\0' x)
+	big=
+	for i in $(seq 30); do big="$big B$i=$pad"; done
+	for where in first last past; do
+		case $where in
+		first) set -- "TZ=:$W/zone" A=1 ;;
+		last) set -- A=1 "TZ=:$W/zone" ;;
+		past) set -- $big "TZ=:$W/zone" ;;
+		esac
+		"$CT" run --json -o "$W/env.json" -- env -i "$@" "$TOOLS/forktree" \
+			-D 0 -k 3 -P "$W/zone" 2> "$W/env.err" ||
+			fail "run exited $? (TZ $where)" "$W/env.err" || return 1
+		got=$(jq "[.processes[].tz.paths[\"$W/zone\"].stat // 0] | add" "$W/env.json")
+		[ "$got" = 3 ] || fail "TZ $where: $got stats, want 3" "$W/env.json" ||
+			return 1
+		[ "$(jq '.losses.tz_paths_unwatched' "$W/env.json")" = 0 ] ||
+			fail "TZ $where: tz_paths_unwatched" "$W/env.json" || return 1
+	done
 }
 
 # glibc (the same build as on the host, where tests/run.bats proves it
