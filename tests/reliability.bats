@@ -160,7 +160,7 @@ cpu_ticks() {
 # --- clocktrace itself killed ------------------------------------------------
 
 @test "clocktrace SIGKILLed mid-run: no program, link or map left; PROG not stopped" {
-	"$CT" run -o "$TMP/r.txt" -- "$TOOLS/misbehave" -k 1 sleep 3 \
+	"$CT" run -o "$TMP/r.txt" -- "$TOOLS/misbehave" -k 1 sleep 6 \
 		2>"$TMP/err" 3>&- &
 	ct=$!
 	BG_PIDS="$ct"
@@ -175,19 +175,21 @@ cpu_ticks() {
 	[ "$(echo "$ids" | grep -c '^map ')" -ge 5 ]
 	kill -9 "$ct"
 	wait "$ct" || true
-	all_gone "$ids"
 	# PROG was released before the kill: it is the user's, so it runs on
 	# (launch.c clears PDEATHSIG after release), never left stopped.
+	# Looked at before all_gone, which may wait for the kernel to free
+	# the objects: PROG has 6 s of work.
 	[ -d "/proc/$prog" ]
 	st=$(proc_state "$prog")
 	[ "$st" != T ] && [ "$st" != t ]
-	for _ in $(seq 40); do
+	all_gone "$ids"
+	for _ in $(seq 100); do
 		[ -d "/proc/$prog" ] || break
 		sleep 0.1
 	done
 	[ ! -d "/proc/$prog" ]
-	# It finished its work: 1 stat per second for 3 s plus one.
-	grep -q "pid=$prog .*tz_stat=4 " "$TMP/err"
+	# It finished its work: 1 stat per second for 6 s plus one.
+	grep -q "pid=$prog .*tz_stat=7 " "$TMP/err"
 }
 
 @test "PROG holds no descriptor of the tracer (no BPF object, no report file)" {
