@@ -459,15 +459,25 @@ static __always_inline bool tz_proc_match(__u32 tgid, const char *path)
 		      tz_user_match(path, &pt->dir));
 }
 
-/* The path buffer as read, zero-padded: a digest to see it change. */
-static __always_inline __u64 path_digest(const struct tz_path_key *key)
+/*
+ * A digest of the n bytes read (its NUL included) to see the path change.
+ * Only those: what lies after them in the buffer is left from an earlier
+ * read, and a short path costs a word or two, not the whole buffer.
+ */
+static __always_inline __u64 path_digest(const char *path, long n)
 {
-	__u64 h = 0xcbf29ce484222325ULL;
+	__u64 h = 0xcbf29ce484222325ULL ^ (__u64)n;
 
 	for (int i = 0; i < TZ_PATH_LEN / 8; i++) {
+		long left = n - i * 8;
 		__u64 w;
 
-		__builtin_memcpy(&w, key->path + i * 8, 8);
+		if (left <= 0)
+			break;
+		__builtin_memcpy(&w, path + i * 8, 8);
+		/* Little-endian: the first bytes are the low ones. */
+		if (left < 8)
+			w &= (1ULL << (left * 8)) - 1;
 		h = (h ^ w) * 0x100000001b3ULL;
 	}
 	return h;
@@ -521,16 +531,25 @@ static __always_inline struct tz_path_key *read_path(__u64 uptr, long *n)
 	return key;
 }
 
+/*
+ * Not zero-padded: the digest and the tz matches stop at the string's
+ * NUL, and this is on the path of every stat and open the process makes.
+ */
 __noinline __u64 read_path_at_entry(__u32 tgid, __u64 uptr)
 {
 	struct tz_path_key *key;
+	__u32 zero_idx = 0;
 	__u64 seen;
 	long n;
 
-	key = read_path(uptr, &n);
-	if (!key || n < 0)
+	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
+	if (!key)
 		return 0;
-	seen = (path_digest(key) & ~3ULL) | PATH_SEEN_READ;
+	n = bpf_probe_read_user_str(key->path, sizeof(key->path),
+				    (const void *)uptr);
+	if (n < 0)
+		return 0;
+	seen = (path_digest(key->path, n) & ~3ULL) | PATH_SEEN_READ;
 	if (is_tz_path(tgid, key->path))
 		seen |= PATH_SEEN_TZ;
 	return seen;
@@ -592,7 +611,7 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 	}
 	if (!is_tz_path(tgid, key->path)) {
 		if ((seen & PATH_SEEN_TZ) &&
-		    (seen & ~3ULL) != (path_digest(key) & ~3ULL))
+		    (seen & ~3ULL) != (path_digest(key->path, n) & ~3ULL))
 			count_tz_changed(tgid);
 		return TZ_PATH_NONE;
 	}
@@ -606,7 +625,7 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 		return TZ_PATH_NONE;
 	}
 	if ((seen & PATH_SEEN_READ) &&
-	    (seen & ~3ULL) != (path_digest(key) & ~3ULL)) {
+	    (seen & ~3ULL) != (path_digest(key->path, n) & ~3ULL)) {
 		count_tz_changed(tgid);
 		return TZ_PATH_NONE;
 	}
