@@ -92,4 +92,5 @@ doctor_pick() {
 	done
 	"$CT" top --attach tracepoint --json -n 1 -i 0.2 > "$T/top.json"
 	jq -e '.processes | type == "array"' "$T/top.json"
+	jq -e '.attach == "tracepoint"' "$T/top.json"
 }

@@ -8,7 +8,8 @@
 # e.g. x86_64:bookworm:linux-image-6.1.0-*-cloud-amd64-unsigned:full.
 # Environment: VMTEST_DIR (build/vmtest: downloads, initramfs),
 # VMTEST_RESULTS (its results/: logs, TAP), VMTEST_TIMEOUT (seconds per
-# guest, 420: a loaded host slows TCG 2-4x), VMTEST_JOBS (guests at once, half the CPUs),
+# guest, 420: a loaded host slows TCG 2-4x), VMTEST_JOBS (guests at once,
+# one per CPU), VMTEST_MTTCG=1 (a host thread per vCPU, see tcg_accel),
 # VMTEST_LOGLEVEL (the guest kernel's console loglevel, 1),
 # VMTEST_BINDIR_<ARCH> (where that architecture's clocktrace and tools/ are;
 # x86_64: the tree itself).
@@ -20,8 +21,8 @@ export VMTEST_DIR=${VMTEST_DIR:-$top/build/vmtest}
 mkdir -p "$VMTEST_DIR"
 VMTEST_DIR=$(cd "$VMTEST_DIR" && pwd)
 timeout=${VMTEST_TIMEOUT:-420}
-# TCG runs a guest's two vCPUs on two host threads.
-jobs=${VMTEST_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
+# A guest runs on one host thread (tcg_accel): one guest per CPU.
+jobs=${VMTEST_JOBS:-$(nproc)}
 results=${VMTEST_RESULTS:-$VMTEST_DIR/results}
 guest_tests=$top/tests/vm/guest-tests.sh
 
@@ -49,16 +50,33 @@ cross_cc()
 	esac
 }
 
+# Both vCPUs on one host thread.  With a thread per vCPU (multi-threaded
+# TCG, qemu 7.2) guests hung or crashed exactly where the kernel rewrites
+# its own code while the other vCPU runs it: a 5.10 guest had both vCPUs
+# stuck for minutes, registers unchanged, on the same `jmp rel32` in
+# syscall_exit_to_user_mode (an instruction that cannot loop) while
+# clocktrace switched the syscall tracepoints on; a 6.12 guest panicked
+# ("Fatal exception in interrupt") while tracepoints and fentry
+# trampolines were attached and detached next to a getppid loop.
+tcg_accel()
+{
+	if [ "${VMTEST_MTTCG:-0}" = 1 ]; then
+		echo tcg,thread=multi
+	else
+		echo tcg,thread=single
+	fi
+}
+
 # qemu's command for ARCH, up to the kernel and initramfs options.
 qemu_cmd()
 {
 	case $1 in
 	x86_64)
-		echo qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 2
+		echo qemu-system-x86_64 -accel "$(tcg_accel)" -cpu max -m 1024 -smp 2
 		;;
 	arm64)
 		# pauth-impdef: qemu's pointer authentication is slow under TCG.
-		echo qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on \
+		echo qemu-system-aarch64 -M virt -accel "$(tcg_accel)" -cpu max,pauth-impdef=on \
 			-m 1024 -smp 2
 		;;
 	esac

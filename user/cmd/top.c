@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach_mode.h"
 #include "clocks.h"
 #include "escape.h"
 #include "json.h"
@@ -221,6 +222,7 @@ static void print_json_line(struct session *s, FILE *out,
 	json_double(&j, "interval_s", secs);
 	json_str(&j, "clocksource", s->model.clocksource);
 	json_u64(&j, "lost_events", model_lost(&s->model));
+	json_str(&j, "attach", attach_mode_name(s->model.kernel.attach));
 	if (s->opts.top_by != TOP_BY_PROCESS) {
 		print_groups_json(s, &j, rows, n, top);
 		return;
