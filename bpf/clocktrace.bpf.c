@@ -609,7 +609,9 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 			count_loss(LOSS_PATH_UNREADABLE);
 		return TZ_PATH_NONE;
 	}
-	if (!is_tz_path(tgid, key->path)) {
+	/* The two files are tz files: no second look at those. */
+	file = tz_file_of(key->path);
+	if (file < 0 && !is_tz_path(tgid, key->path)) {
 		if ((seen & PATH_SEEN_TZ) &&
 		    (seen & ~3ULL) != (path_digest(key->path, n) & ~3ULL))
 			count_tz_changed(tgid);
@@ -634,7 +636,6 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 		count_loss(LOSS_TZ_PATH_UNWATCHED);
 		return TZ_PATH_NONE;
 	}
-	file = tz_file_of(key->path);
 	if (file >= 0)
 		return file;
 	count_tz_path(key, tgid, kind, err);
