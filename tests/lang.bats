@@ -65,7 +65,11 @@ pool_exact() {
 		want=$(grep "role=worker pid=$pid " "$tmp/err" | workload_sum /dev/stdin mktime_calls)
 		got=$(jqr "$tmp/out.json" "[.processes[] | select(.pid == $pid) | .lang_sites[] | select(.file == \"$py\" and .line == $line) | .tz_accesses] | add")
 		echo "worker $pid: $got of $want" >&2
-		[ "$got" -eq "$want" ]
+		[ "$got" -eq "$want" ] || {
+			# What the worker's events went to instead.
+			jqr "$tmp/out.json" "[.processes[] | select(.pid == $pid) | {tz: .tz.accesses, lang_sites}], .losses, .lang, .lost_events" >&2
+			false
+		}
 	done
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line) | .tz_accesses] | add")" -eq 240 ]
 	[ "$(jqr "$tmp/out.json" "[.processes[].lang_sites[] | select(.file == \"$py\" and .line == $line)][0].function")" = task ]
