@@ -64,7 +64,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384 * 4);
 	__type(key, struct stats_key);
-	__type(value, struct latency);
+	__type(value, struct kind_stats);
 } stats SEC(".maps");
 
 struct {
@@ -201,7 +201,7 @@ struct {
 	__type(value, struct tz_path_key);
 } path_scratch SEC(".maps");
 
-static const struct latency latency_init = { .min_ns = ~0ULL };
+static const struct kind_stats kind_stats_init = { .lat.min_ns = ~0ULL };
 
 static __always_inline void count_loss(__u32 why)
 {
@@ -380,30 +380,62 @@ static __always_inline void latency_add(struct latency *l, __u64 ns, bool err,
  * The record_* functions are global (not inlined, not static): the verifier
  * checks each once on its own instead of along every path through sys_exit.
  */
-static __always_inline struct latency *latency_of(__u32 tgid, __u32 kind)
+static __always_inline struct kind_stats *kind_stats_of(__u32 tgid, __u32 kind)
 {
 	struct stats_key key = { .tgid = tgid, .kind = kind };
 
-	return lookup_or_init(&stats, &key, &latency_init, LOSS_STATS_MAP_FULL);
+	return lookup_or_init(&stats, &key, &kind_stats_init,
+			      LOSS_STATS_MAP_FULL);
 }
 
-__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err)
+/*
+ * Count the syscall's argument in its kind_stats: slot is a clock_ids
+ * index for clock_gettime, a tz_files index for a TZ kind.  False when
+ * there is no such slot: the caller counts it in the map for all others.
+ */
+static __always_inline bool arg_add(struct kind_stats *s, __u32 kind,
+				    int slot, bool err)
 {
-	struct latency *l = latency_of(tgid, kind);
+	__u64 i = slot;
 
-	if (l)
-		latency_add(l, ns, err, true);
-	return 0;
+	/* As in latency_add: make the verifier bound all 64 bits. */
+	barrier_var(i);
+	if (kind == KIND_CLOCK_GETTIME) {
+		if (i >= CLOCK_ID_SLOTS)
+			return false;
+		__sync_fetch_and_add(&s->clock_ids[i], 1);
+		return true;
+	}
+	if (i >= TZ_FILES)
+		return false;
+	__sync_fetch_and_add(&s->tz_files[i].count, 1);
+	if (err)
+		__sync_fetch_and_add(&s->tz_files[i].errors, 1);
+	return true;
+}
+
+/* 1: the argument's slot was counted too (see arg_add). */
+__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err,
+			      int slot)
+{
+	struct kind_stats *s = kind_stats_of(tgid, kind);
+
+	if (!s)
+		return 0;
+	latency_add(&s->lat, ns, err, true);
+	return arg_add(s, kind, slot, err);
 }
 
 /* Only in sys_exit_nocas: its caller is what keeps it out of newer loads. */
-__noinline int record_latency_nocas(__u32 tgid, __u32 kind, __u64 ns, int err)
+__noinline int record_latency_nocas(__u32 tgid, __u32 kind, __u64 ns, int err,
+				    int slot)
 {
-	struct latency *l = latency_of(tgid, kind);
+	struct kind_stats *s = kind_stats_of(tgid, kind);
 
-	if (l)
-		latency_add(l, ns, err, false);
-	return 0;
+	if (!s)
+		return 0;
+	latency_add(&s->lat, ns, err, false);
+	return arg_add(s, kind, slot, err);
 }
 
 /*
@@ -415,6 +447,17 @@ static __always_inline __s32 clockid_class(__s32 clk)
 	return clk < 0 ? (__s32)(~7u | ((__u32)clk & 7)) : clk;
 }
 
+/* The clock_ids slot of a clock id, -1 when it has none. */
+static __always_inline int clock_id_slot(__s32 clk)
+{
+	__s32 class = clockid_class(clk);
+
+	if (class < 0)
+		return CLOCK_ID_SLOTS + class;	/* -8..-1 */
+	return class < CLOCK_ID_SLOTS_POSIX ? class : -1;
+}
+
+/* Clock ids without a slot, or a kind_stats that could not be made. */
 __noinline int record_clockid(__u32 tgid, __s32 clk)
 {
 	struct clockid_key key = { .tgid = tgid, .clockid = clockid_class(clk) };
@@ -436,15 +479,25 @@ static __always_inline bool tz_proc_match(__u32 tgid, const char *path)
 		      tz_user_match(path, &pt->dir));
 }
 
-/* The path buffer as read, zero-padded: a digest to see it change. */
-static __always_inline __u64 path_digest(const struct tz_path_key *key)
+/*
+ * A digest of the n bytes read (its NUL included) to see the path change.
+ * Only those: what lies after them in the buffer is left from an earlier
+ * read, and a short path costs a word or two, not the whole buffer.
+ */
+static __always_inline __u64 path_digest(const char *path, long n)
 {
-	__u64 h = 0xcbf29ce484222325ULL;
+	__u64 h = 0xcbf29ce484222325ULL ^ (__u64)n;
 
 	for (int i = 0; i < TZ_PATH_LEN / 8; i++) {
+		long left = n - i * 8;
 		__u64 w;
 
-		__builtin_memcpy(&w, key->path + i * 8, 8);
+		if (left <= 0)
+			break;
+		__builtin_memcpy(&w, path + i * 8, 8);
+		/* Little-endian: the first bytes are the low ones. */
+		if (left < 8)
+			w &= (1ULL << (left * 8)) - 1;
 		h = (h ^ w) * 0x100000001b3ULL;
 	}
 	return h;
@@ -498,69 +551,51 @@ static __always_inline struct tz_path_key *read_path(__u64 uptr, long *n)
 	return key;
 }
 
+/*
+ * Not zero-padded: the digest and the tz matches stop at the string's
+ * NUL, and this is on the path of every stat and open the process makes.
+ */
 __noinline __u64 read_path_at_entry(__u32 tgid, __u64 uptr)
 {
 	struct tz_path_key *key;
+	__u32 zero_idx = 0;
 	__u64 seen;
 	long n;
 
-	key = read_path(uptr, &n);
-	if (!key || n < 0)
+	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
+	if (!key)
 		return 0;
-	seen = (path_digest(key) & ~3ULL) | PATH_SEEN_READ;
+	n = bpf_probe_read_user_str(key->path, sizeof(key->path),
+				    (const void *)uptr);
+	if (n < 0)
+		return 0;
+	seen = (path_digest(key->path, n) & ~3ULL) | PATH_SEEN_READ;
 	if (is_tz_path(tgid, key->path))
 		seen |= PATH_SEEN_TZ;
 	return seen;
 }
 
-/*
- * Read the path a syscall was given and, if it names a tz file, count it
- * under its path.  Returns 0 when it is not a tz file.  A tz path that
- * was not the same at entry and at exit is a loss: the kernel may have
- * used either (a change and a change back in between cannot be seen).
- */
-__noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
-			      __u64 seen)
+/* What record_tz_path() did, besides a tz_files index. */
+#define TZ_PATH_NONE	-2	/* not a tz file, or a loss: count nothing */
+#define TZ_PATH_MAPPED	-1	/* counted in tz_paths */
+
+/* The tz_files index of a path, -1 when it is none of them. */
+static __always_inline int tz_file_of(const char *path)
+{
+	if (TZ_MATCH_LIT(path, TZ_FILE_LOCALTIME_PATH, 1))
+		return TZ_FILE_LOCALTIME;
+	if (TZ_MATCH_LIT(path, TZ_FILE_TIMEZONE_PATH, 1))
+		return TZ_FILE_TIMEZONE;
+	return -1;
+}
+
+/* Count one access in tz_paths; key holds the path, zero-padded. */
+static __always_inline void count_tz_path(struct tz_path_key *key, __u32 tgid,
+					  __u32 kind, int err)
 {
 	static const struct tz_path_count zero;
 	struct tz_path_count *c;
-	struct tz_path_key *key;
-	long n;
 
-	key = read_path(uptr, &n);
-	if (!key)
-		return 0;
-	if (n < 0) {
-		/* NULL or bad pointers fail with EFAULT in the syscall too. */
-		if (!err)
-			count_loss(LOSS_PATH_UNREADABLE);
-		return 0;
-	}
-	if (!is_tz_path(tgid, key->path)) {
-		if ((seen & PATH_SEEN_TZ) &&
-		    (seen & ~3ULL) != (path_digest(key) & ~3ULL))
-			count_tz_changed(tgid);
-		return 0;
-	}
-	/*
-	 * Not resident at entry (a forked child's first touch of its
-	 * read-only data): nothing to compare with.  Alone, the process can
-	 * only have changed it itself; with other threads, it is a loss.
-	 */
-	if (!(seen & PATH_SEEN_READ) && !single_threaded()) {
-		count_loss(LOSS_PATH_UNREADABLE);
-		return 0;
-	}
-	if ((seen & PATH_SEEN_READ) &&
-	    (seen & ~3ULL) != (path_digest(key) & ~3ULL)) {
-		count_tz_changed(tgid);
-		return 0;
-	}
-	/* 127 bytes or more: a cut path would merge with another. */
-	if (n >= TZ_PATH_LEN) {
-		count_loss(LOSS_TZ_PATH_UNWATCHED);
-		return 0;
-	}
 	key->tgid = tgid;
 	key->kind = kind;
 	c = lookup_or_init(&tz_paths, key, &zero, LOSS_PATH_MAP_FULL);
@@ -569,7 +604,82 @@ __noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
 		if (err)
 			__sync_fetch_and_add(&c->errors, 1);
 	}
-	return 1;
+}
+
+/*
+ * Read the path a syscall was given and, if it names a tz file, count it
+ * under its path, or return its tz_files index for the caller to count
+ * it in the kind_stats it updates anyway.  A tz path that was not the
+ * same at entry and at exit is a loss: the kernel may have used either (a
+ * change and a change back in between cannot be seen).
+ */
+__noinline int record_tz_path(__u32 tgid, __u32 kind, __u64 uptr, int err,
+			      __u64 seen)
+{
+	struct tz_path_key *key;
+	int file;
+	long n;
+
+	key = read_path(uptr, &n);
+	if (!key)
+		return TZ_PATH_NONE;
+	if (n < 0) {
+		/* NULL or bad pointers fail with EFAULT in the syscall too. */
+		if (!err)
+			count_loss(LOSS_PATH_UNREADABLE);
+		return TZ_PATH_NONE;
+	}
+	/* The two files are tz files: no second look at those. */
+	file = tz_file_of(key->path);
+	if (file < 0 && !is_tz_path(tgid, key->path)) {
+		if ((seen & PATH_SEEN_TZ) &&
+		    (seen & ~3ULL) != (path_digest(key->path, n) & ~3ULL))
+			count_tz_changed(tgid);
+		return TZ_PATH_NONE;
+	}
+	/*
+	 * Not resident at entry (a forked child's first touch of its
+	 * read-only data): nothing to compare with.  Alone, the process can
+	 * only have changed it itself; with other threads, it is a loss.
+	 */
+	if (!(seen & PATH_SEEN_READ) && !single_threaded()) {
+		count_loss(LOSS_PATH_UNREADABLE);
+		return TZ_PATH_NONE;
+	}
+	if ((seen & PATH_SEEN_READ) &&
+	    (seen & ~3ULL) != (path_digest(key->path, n) & ~3ULL)) {
+		count_tz_changed(tgid);
+		return TZ_PATH_NONE;
+	}
+	/* 127 bytes or more: a cut path would merge with another. */
+	if (n >= TZ_PATH_LEN) {
+		count_loss(LOSS_TZ_PATH_UNWATCHED);
+		return TZ_PATH_NONE;
+	}
+	if (file >= 0)
+		return file;
+	count_tz_path(key, tgid, kind, err);
+	return TZ_PATH_MAPPED;
+}
+
+/* A tz_files access whose kind_stats could not be made: count it in tz_paths. */
+__noinline int record_tz_file(__u32 tgid, __u32 kind, int file, int err)
+{
+	struct tz_path_key *key;
+	__u32 zero_idx = 0;
+
+	key = bpf_map_lookup_elem(&path_scratch, &zero_idx);
+	if (!key)
+		return 0;
+	__builtin_memset(key, 0, sizeof(*key));
+	if (file == TZ_FILE_LOCALTIME)
+		__builtin_memcpy(key->path, TZ_FILE_LOCALTIME_PATH,
+				 sizeof(TZ_FILE_LOCALTIME_PATH));
+	else
+		__builtin_memcpy(key->path, TZ_FILE_TIMEZONE_PATH,
+				 sizeof(TZ_FILE_TIMEZONE_PATH));
+	count_tz_path(key, tgid, kind, err);
+	return 0;
 }
 
 static __always_inline struct thread_state *thread_state_by_tid(bool create)
@@ -651,6 +761,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 	long nr = SYSCALL_NR(regs);
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
+	int slot = -1, counted;
 	__u32 tgid;
 	__u64 ns;
 
@@ -662,15 +773,23 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	ts->sys_nr = -1;
 	ns = bpf_ktime_get_ns() - ts->sys_start_ns;
-	if (kind >= KIND_FIRST_TZ &&
-	    !record_tz_path(tgid, kind, ts->sys_arg, ret < 0, ts->path_seen))
-		return 0;
+	if (kind >= KIND_FIRST_TZ) {
+		slot = record_tz_path(tgid, kind, ts->sys_arg, ret < 0,
+				      ts->path_seen);
+		if (slot == TZ_PATH_NONE)
+			return 0;
+	} else if (kind == KIND_CLOCK_GETTIME) {
+		slot = clock_id_slot((__s32)ts->sys_arg);
+	}
 	if (cas)
-		record_latency(tgid, kind, ns, ret < 0);
+		counted = record_latency(tgid, kind, ns, ret < 0, slot);
 	else
-		record_latency_nocas(tgid, kind, ns, ret < 0);
-	if (kind == KIND_CLOCK_GETTIME)
+		counted = record_latency_nocas(tgid, kind, ns, ret < 0, slot);
+	/* No slot, or no kind_stats: the maps for all the others. */
+	if (!counted && kind == KIND_CLOCK_GETTIME)
 		record_clockid(tgid, (__s32)ts->sys_arg);
+	else if (!counted && slot >= 0)
+		record_tz_file(tgid, kind, slot, ret < 0);
 	if (ts->libc_fn)
 		attribute_to_libc(ts, tgid, kind, ns);
 	if (lang_enabled)

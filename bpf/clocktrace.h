@@ -108,6 +108,41 @@ struct latency {
 	__u64 hist[HIST_SLOTS];
 };
 
+struct tz_path_count {
+	__u64 count;
+	__u64 errors;
+};
+
+/*
+ * The clock ids a kind_stats counts itself: 0..CLOCK_ID_SLOTS_POSIX - 1 as
+ * they are, then the CPU and fd clock classes (clockid_key.clockid -8..-1).
+ * Any other id goes to the clockids map.
+ */
+#define CLOCK_ID_SLOTS_POSIX	12	/* CLOCK_REALTIME .. CLOCK_TAI */
+#define CLOCK_ID_SLOTS		(CLOCK_ID_SLOTS_POSIX + 8)
+
+/* The tz files a kind_stats counts itself; any other path is in tz_paths. */
+enum tz_file {
+	TZ_FILE_LOCALTIME,
+	TZ_FILE_TIMEZONE,
+	TZ_FILES,
+};
+#define TZ_FILE_LOCALTIME_PATH	"/etc/localtime"
+#define TZ_FILE_TIMEZONE_PATH	"/etc/timezone"
+
+/*
+ * stats: (tgid, kind) -> its latency and what its argument was, so that
+ * the common case costs one map lookup per syscall.  Userspace adds
+ * clock_ids to what clockids holds and tz_files to tz_paths.
+ */
+struct kind_stats {
+	struct latency lat;
+	union {
+		__u64 clock_ids[CLOCK_ID_SLOTS];	/* KIND_CLOCK_GETTIME */
+		struct tz_path_count tz_files[TZ_FILES];	/* KIND_TZ_* */
+	};
+};
+
 struct clockid_key {
 	__u32 tgid;
 	__s32 clockid;		/* CPU/fd clocks with the pid or fd masked out */
@@ -117,11 +152,6 @@ struct tz_path_key {
 	__u32 tgid;
 	__u32 kind;		/* KIND_TZ_* */
 	char path[TZ_PATH_LEN];
-};
-
-struct tz_path_count {
-	__u64 count;
-	__u64 errors;
 };
 
 /* A file (TZ=:path) or directory (TZDIR) that an environment names. */

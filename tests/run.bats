@@ -95,6 +95,31 @@ teardown() {
 	[ "$(jqr "$T/r.json" '.processes[0].clock_ids.CPUCLOCK_PROCESS_SCHED')" -eq 7 ]
 }
 
+@test "run: clock ids and tz files with and without a slot of their own are counted alike" {
+	# 0..11 and the CPU/fd clock classes are counted in the kind's stats
+	# entry, any other id in the clockids map: both in the same report.
+	"$CT" run --json -o "$T/r.json" -- "$TOOLS/tzloop" -m none -n 1 -c 0 \
+		-s 11:2 -s 12:3 -s 12345:5 -s -1:4 -s -8:6 -s -2147483648:1 \
+		>/dev/null 2>&1
+	c='.processes[0].clock_ids'
+	[ "$(jqr "$T/r.json" "$c.CLOCK_TAI")" -eq 2 ]
+	[ "$(jqr "$T/r.json" "$c.CLOCK_12")" -eq 3 ]
+	[ "$(jqr "$T/r.json" "$c.CLOCK_12345")" -eq 5 ]
+	[ "$(jqr "$T/r.json" "$c[\"CLOCK_-1\"]")" -eq 4 ]
+	[ "$(jqr "$T/r.json" "$c.CPUCLOCK_PROCESS_PROF")" -eq 7 ]
+	[ "$(jqr "$T/r.json" "[$c[]] | add")" -eq 21 ]
+	# /etc/localtime and /etc/timezone likewise, other tz paths in tz_paths.
+	"$CT" run --json -o "$T/h.json" -- "$TOOLS/hostile" stat 5 /etc/timezone \
+		/etc/localtime /usr/share/zoneinfo/UTC /usr/share/zoneinfo/Nope 2>/dev/null
+	p='.processes[0].tz'
+	[ "$(jqr "$T/h.json" "$p.paths[\"/etc/timezone\"].stat")" -eq 5 ]
+	[ "$(jqr "$T/h.json" "$p.paths[\"/etc/localtime\"].stat")" -eq 5 ]
+	[ "$(jqr "$T/h.json" "$p.paths[\"/usr/share/zoneinfo/UTC\"].stat")" -eq 5 ]
+	[ "$(jqr "$T/h.json" "$p.paths[\"/usr/share/zoneinfo/Nope\"].stat")" -eq 5 ]
+	[ "$(jqr "$T/h.json" "$p.accesses")" -eq 20 ]
+	[ "$(jqr "$T/h.json" "$p.errors")" -eq 5 ]
+}
+
 @test "run: exec, vfork, posix_spawn, clone and sh -c are all followed" {
 	for mode in vfork posix_spawn fork-exec clone system; do
 		"$CT" run --json -o "$T/$mode.json" -- "$TOOLS/spawner" "$mode" \

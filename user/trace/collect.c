@@ -50,12 +50,48 @@ static void take_proc(struct model *m, const void *key, const void *val)
 	p->comm[COMM_LEN] = '\0';
 }
 
+/* The clock id (CPU and fd clocks: their class) of a clock_ids slot. */
+static __s32 clock_id_of_slot(int slot)
+{
+	return slot < CLOCK_ID_SLOTS_POSIX ? slot : slot - CLOCK_ID_SLOTS;
+}
+
+static const char *const tz_file_path[TZ_FILES] = {
+	[TZ_FILE_LOCALTIME] = TZ_FILE_LOCALTIME_PATH,
+	[TZ_FILE_TIMEZONE] = TZ_FILE_TIMEZONE_PATH,
+};
+
+/* What the BPF side counted in the kind's own entry (struct kind_stats). */
+static void take_kind_args(struct proc_model *p, __u32 kind,
+			   const struct kind_stats *s)
+{
+	if (kind == KIND_CLOCK_GETTIME) {
+		for (int i = 0; i < CLOCK_ID_SLOTS; i++)
+			if (s->clock_ids[i])
+				model_add_clockid(p, clock_id_of_slot(i),
+						  s->clock_ids[i]);
+		return;
+	}
+	if (kind < KIND_FIRST_TZ)
+		return;
+	for (int f = 0; f < TZ_FILES; f++)
+		if (s->tz_files[f].count || s->tz_files[f].errors)
+			model_add_path(p, tz_file_path[f], kind,
+				       s->tz_files[f].count,
+				       s->tz_files[f].errors);
+}
+
 static void take_stats(struct model *m, const void *key, const void *val)
 {
 	const struct stats_key *k = key;
+	const struct kind_stats *s = val;
+	struct proc_model *p;
 
-	if (k->kind < KIND_MAX)
-		model_proc(m, k->tgid)->kinds[k->kind] = *(const struct latency *)val;
+	if (k->kind >= KIND_MAX)
+		return;
+	p = model_proc(m, k->tgid);
+	p->kinds[k->kind] = s->lat;
+	take_kind_args(p, k->kind, s);
 }
 
 static void take_clockid(struct model *m, const void *key, const void *val)
