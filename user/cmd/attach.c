@@ -356,13 +356,6 @@ static bool attach_over(struct session *s)
 	return !s->opts.comm && !s->opts.cgtarget && session_all_gone(s);
 }
 
-static int finish_attach(struct session *s)
-{
-	session_finish_model(s);
-	session_write_report(s);
-	return session_commit_report(s);
-}
-
 static const struct session_ops attach_ops = {
 	.mode = MODE_ATTACH,
 	.evicts = true,
@@ -370,7 +363,7 @@ static const struct session_ops attach_ops = {
 	.seed = seed_attach,
 	.tick = session_print_interval,
 	.over = attach_over,
-	.finish = finish_attach,
+	.finish = session_report,
 };
 
 int cmd_attach(int argc, char **argv)

@@ -99,10 +99,8 @@ static bool run_over(struct session *s)
 
 static int finish_run(struct session *s)
 {
-	session_finish_model(s);
-	session_write_report(s);
 	/* PROG's status must not hide that its report was lost. */
-	if (session_commit_report(s))
+	if (session_report(s))
 		return EXIT_TOOL_FAILURE;
 	return run_status(s);
 }

@@ -721,6 +721,13 @@ void session_write_report(struct session *s)
 	findings_free(&fs);
 }
 
+int session_report(struct session *s)
+{
+	session_finish_model(s);
+	session_write_report(s);
+	return session_commit_report(s);
+}
+
 
 /* Everything before the loop; 0, or the exit status. */
 static int session_start(struct session *s)

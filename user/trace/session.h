@@ -126,6 +126,8 @@ void session_write_report(struct session *s);
  * one line (a write failed: the status must not say success).
  */
 int session_commit_report(struct session *s);
+/* The end of run and attach: finish the model, write and commit the report. */
+int session_report(struct session *s);
 /* To a file, each exposition replaces the last (a snapshot, not a log). */
 void session_write_openmetrics(struct session *s, const struct model *m);
 /* --listen, and the series' grouping: user/trace/exporter.c. */
