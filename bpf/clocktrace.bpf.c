@@ -415,27 +415,28 @@ static __always_inline bool arg_add(struct kind_stats *s, __u32 kind,
 }
 
 /* 1: the argument's slot was counted too (see arg_add). */
-__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err,
-			      int slot)
+static __always_inline int record_kind(__u32 tgid, __u32 kind, __u64 ns,
+				       int err, int slot, bool cas)
 {
 	struct kind_stats *s = kind_stats_of(tgid, kind);
 
 	if (!s)
 		return 0;
-	latency_add(&s->lat, ns, err, true);
+	latency_add(&s->lat, ns, err, cas);
 	return arg_add(s, kind, slot, err);
+}
+
+__noinline int record_latency(__u32 tgid, __u32 kind, __u64 ns, int err,
+			      int slot)
+{
+	return record_kind(tgid, kind, ns, err, slot, true);
 }
 
 /* Only in sys_exit_nocas: its caller is what keeps it out of newer loads. */
 __noinline int record_latency_nocas(__u32 tgid, __u32 kind, __u64 ns, int err,
 				    int slot)
 {
-	struct kind_stats *s = kind_stats_of(tgid, kind);
-
-	if (!s)
-		return 0;
-	latency_add(&s->lat, ns, err, false);
-	return arg_add(s, kind, slot, err);
+	return record_kind(tgid, kind, ns, err, slot, false);
 }
 
 /*
