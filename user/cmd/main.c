@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,15 @@ int main(int argc, char **argv)
 {
 	char safe[128];
 
+	/*
+	 * glibc raises its mmap threshold to the size of the largest mapped
+	 * block freed: after the kernel's 5.5 MB BTF, blocks up to that
+	 * size would come from the heap, and the process table, grown one
+	 * process at a time, would be copied out of the heap at 5.5 MB and
+	 * leave its old copy there (2,000 processes: 15.1 -> 13.4 MiB peak).  A
+	 * fixed threshold keeps large blocks mapped, grown by mremap().
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	fill_standard_fds();
 	if (argc < 2) {
 		usage(stderr);

@@ -419,12 +419,22 @@ static void drop_evicted_ghosts(struct session *s)
 	}
 }
 
+/*
+ * The OpenMetrics series follow every collect when something will show
+ * them: they keep a copy of the model (6 MiB at 2,000 processes).
+ */
+static bool wants_metrics(const struct session *s)
+{
+	return s->opts.listen || s->opts.format == FORMAT_OPENMETRICS;
+}
+
 void session_collect(struct session *s)
 {
 	tracer_collect(&s->tracer, &s->model);
 	if (evicting(s) && s->model.evicted)
 		drop_evicted_ghosts(s);
-	metrics_update(&s->metrics, &s->model);
+	if (wants_metrics(s))
+		metrics_update(&s->metrics, &s->model);
 }
 
 /*
