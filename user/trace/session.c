@@ -191,10 +191,15 @@ static void on_event(void *ctx, const struct event *e)
 		p->exe = exe_of_event(s, (const struct exec_event *)e);
 		learn_exec_env(p, &((const struct exec_event *)e)->env);
 		learn_cgroup(p, e->cgroup_id);
-		if (s->opts.libc)
-			libc_probe_process(&s->libc, &s->tracer, p);
+		/*
+		 * A Python's frames are read only once it is registered,
+		 * and it may fork workers soon after it starts: first.  The
+		 * C library of a new image is most often probed already.
+		 */
 		if (s->opts.lang)
 			lang_probe_process(&s->lang, p->pid);
+		if (s->opts.libc)
+			libc_probe_process(&s->libc, &s->tracer, p);
 		break;
 	case EVENT_EXIT:
 		s->exits_seen++;
