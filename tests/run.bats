@@ -343,8 +343,8 @@ teardown() {
 	rss=$(python3 -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
-		"$ROOT/clocktrace" run --json -o "$tmp/out.json" -- "$TOOLS/forktree" -D 1 -W 2000 -C)
+		"$ROOT/clocktrace" run --json -o "$T/out.json" -- "$TOOLS/forktree" -D 1 -W 2000 -C)
 	echo "peak RSS: $rss KiB" >&2
-	[ "$(jqr "$tmp/out.json" '.processes | length')" -eq 2001 ]
+	[ "$(jqr "$T/out.json" '.processes | length')" -eq 2001 ]
 	[ "$rss" -lt $((16 * 1024)) ]
 }
