@@ -743,7 +743,6 @@ int session_report(struct session *s)
 	return session_commit_report(s);
 }
 
-
 /* Everything before the loop; 0, or the exit status. */
 static int session_start(struct session *s)
 {
