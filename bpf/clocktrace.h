@@ -73,6 +73,11 @@ enum loss {
 	LOSS_LANG_MAP_FULL,	/* --lang: a script frame could not be counted */
 	LOSS_TZ_PATH_CHANGED,	/* a tz path rewritten while the kernel used it */
 	LOSS_LANG_PY_FRAME,	/* --lang: a Python thread's frame unreadable */
+	/* Userspace's file reader (user/libc/reader.h): one per request. */
+	LOSS_READER_STALLED,	/* a file system did not answer an open */
+	LOSS_READER_TIMEOUT,	/* a file took too long to parse */
+	LOSS_READER_CRASHED,	/* the reader died on a file */
+	LOSS_READER_SKIPPED,	/* not asked: its file or device was hostile */
 	LOSS_MAX,
 };
 

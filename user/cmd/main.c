@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "doctor.h"
+#include "reader.h"
 #include "session.h"
 #include "util.h"
 #include "version.h"
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 	 * fixed threshold keeps large blocks mapped, grown by mremap().
 	 */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	if (argc == 2 && !strcmp(argv[1], READER_ARGV1))
+		reader_worker_main();
 	fill_standard_fds();
 	if (argc < 2) {
 		usage(stderr);

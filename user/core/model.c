@@ -32,6 +32,10 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LANG_MAP_FULL] = "lang_map_full",
 	[LOSS_TZ_PATH_CHANGED] = "tz_path_changed",
 	[LOSS_LANG_PY_FRAME] = "lang_python_frame_unreadable",
+	[LOSS_READER_STALLED] = "reader_stalled",
+	[LOSS_READER_TIMEOUT] = "reader_timeout",
+	[LOSS_READER_CRASHED] = "reader_crashed",
+	[LOSS_READER_SKIPPED] = "reader_skipped",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {

@@ -90,6 +90,10 @@ struct proc_model {
 	char *libc_path;
 	uint64_t running_since_ns;	/* its fork or its last exec; 0: unknown */
 	bool libc_late;			/* a C library it maps was probed after that */
+	/* --libc's rescans of its mappings: unchanged ones wait longer. */
+	uint64_t maps_hash;
+	uint64_t maps_next_ns;
+	uint32_t maps_gap_ms;
 	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;

@@ -60,6 +60,31 @@ static const char *skip_field(const char *s)
 	return s;
 }
 
+/* "fd:01 1234": major and minor in hex, the inode in decimal. */
+static const char *parse_dev(const char *s, struct maps_entry *e)
+{
+	uint64_t major, minor;
+	char *end;
+
+	s = parse_hex(s, &major);
+	if (!s || *s++ != ':')
+		return NULL;
+	s = parse_hex(s, &minor);
+	if (!s || *s != ' ' || major > 0xfff || minor > 0xfffff)
+		return NULL;
+	e->dev_major = major;
+	e->dev_minor = minor;
+	while (*s == ' ')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return NULL;
+	errno = 0;
+	e->ino = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return NULL;
+	return s;
+}
+
 int maps_parse_line(const char *line, struct maps_entry *e)
 {
 	const char *s = line;
@@ -79,7 +104,9 @@ int maps_parse_line(const char *line, struct maps_entry *e)
 	if (!s || *s != ' ')
 		return -1;
 	s = skip_field(s);		/* offset */
-	s = skip_field(s);		/* dev */
+	s = parse_dev(s, e);
+	if (!s)
+		return -1;
 	s = skip_field(s);		/* inode */
 	if (*s && *s != '\n')
 		e->path = s;

@@ -26,6 +26,9 @@ struct maps_entry {
 	uint64_t end;
 	uint64_t offset;
 	bool exec;
+	/* The file's identity as the kernel printed it: no stat needed. */
+	unsigned int dev_major, dev_minor;
+	uint64_t ino;
 	const char *path;	/* points into the parsed line; NULL if none */
 };
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -11,193 +10,165 @@
 #include "callsite.h"
 #include "clocktrace.skel.h"
 #include "libc_probe.h"
-#include "srcline.h"
-#include "symbolize.h"
+#include "reader.h"
 #include "tracer.h"
 #include "util.h"
 
-/* Debian's multiarch directory for this build's architecture. */
-#if defined(__x86_64__)
-#define MULTIARCH	"x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define MULTIARCH	"aarch64-linux-gnu"
-#else
-#error "clocktrace: name this architecture's multiarch triplet"
-#endif
-
-/* Where a library of a process that is gone may still be found by name. */
-static const char *const lib_dirs[] = {
-	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64",
-	"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
-};
-
+/*
+ * A file some traced process mapped, by the identity its mapping showed:
+ * no stat of it here.  The reader (reader.h) opens and parses it when a
+ * call site is named.
+ */
 struct known_file {
 	char *seen_as;		/* the path in the mapping process's view */
-	char *path;		/* the same file from our namespace */
-	unsigned int major, minor;
-	ino_t ino;
-	struct elf_syms *syms;	/* loaded on first use */
-	bool syms_tried;
-	struct srcline *lines;	/* DWARF, loaded on first use */
-	bool lines_tried;
+	pid_t pid;		/* that process */
+	uint32_t major, minor;
+	uint64_t ino;
 };
 
-static bool seen(const struct libc_probe *lp, const char *path)
+static uint64_t identity_hash(uint32_t major, uint32_t minor, uint64_t ino)
 {
-	for (size_t i = 0; i < lp->nfiles; i++)
-		if (!strcmp(lp->files[i].seen_as, path))
-			return true;
-	return false;
+	return (ino * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)major << 20 | minor);
 }
 
-static void add_file(struct libc_probe *lp, const char *seen_as,
-		     const char *path, const struct stat *st)
+/* Open addressing over lp->files; nfiles_cap is a power of two. */
+static struct known_file *slot_of(struct known_file *files, size_t cap,
+				  uint32_t major, uint32_t minor, uint64_t ino)
+{
+	size_t i = identity_hash(major, minor, ino) & (cap - 1);
+
+	while (files[i].seen_as && !(files[i].ino == ino &&
+	       files[i].major == major && files[i].minor == minor))
+		i = (i + 1) & (cap - 1);
+	return &files[i];
+}
+
+static void grow(struct libc_probe *lp)
+{
+	size_t cap = lp->files_cap ? lp->files_cap * 2 : 256;
+	struct known_file *files = xcalloc(cap, sizeof(*files));
+
+	for (size_t i = 0; i < lp->files_cap; i++) {
+		struct known_file *f = &lp->files[i];
+
+		if (f->seen_as)
+			*slot_of(files, cap, f->major, f->minor, f->ino) = *f;
+	}
+	free(lp->files);
+	lp->files = files;
+	lp->files_cap = cap;
+}
+
+static struct known_file *lookup(const struct libc_probe *lp, uint32_t major,
+				 uint32_t minor, uint64_t ino)
 {
 	struct known_file *f;
 
-	lp->files = xrealloc(lp->files, lp->nfiles + 1, sizeof(*lp->files));
-	f = &lp->files[lp->nfiles++];
+	if (!lp->files_cap)
+		return NULL;
+	f = slot_of(lp->files, lp->files_cap, major, minor, ino);
+	return f->seen_as ? f : NULL;
+}
+
+static void to_reader_file(const struct known_file *k, struct reader_file *f)
+{
 	memset(f, 0, sizeof(*f));
-	f->seen_as = xstrdup(seen_as);
-	f->path = xstrdup(path);
-	f->major = major(st->st_dev);
-	f->minor = minor(st->st_dev);
-	f->ino = st->st_ino;
+	f->pid = k->pid;
+	f->dev_major = k->major;
+	f->dev_minor = k->minor;
+	f->ino = k->ino;
+	snprintf(f->path, sizeof(f->path), "%s", k->seen_as);
 }
 
-void callsite_note_file(struct libc_probe *lp, pid_t pid, const char *path)
+void callsite_note_file(struct libc_probe *lp, pid_t pid,
+			const struct maps_entry *e, bool foreign)
 {
-	char root_path[4096];
-	struct stat st;
+	struct reader_file rf;
+	struct known_file *f;
 
-	if (seen(lp, path))
+	if (!e->ino || lookup(lp, e->dev_major, e->dev_minor, e->ino))
 		return;
-	/* Our own view first; another mount namespace through its root. */
-	if (!stat(path, &st)) {
-		add_file(lp, path, path, &st);
-		return;
+	if ((lp->nfiles + 1) * 2 > lp->files_cap)
+		grow(lp);
+	f = slot_of(lp->files, lp->files_cap, e->dev_major, e->dev_minor,
+		    e->ino);
+	f->seen_as = xstrdup(e->path);
+	f->pid = pid;
+	f->major = e->dev_major;
+	f->minor = e->dev_minor;
+	f->ino = e->ino;
+	lp->nfiles++;
+	/*
+	 * Another mount namespace's file may be gone from every view by the
+	 * time its call sites are named: the reader opens it now.
+	 */
+	if (foreign && e->exec) {
+		to_reader_file(f, &rf);
+		reader_hold(&rf);
 	}
-	snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", pid, path);
-	if (!stat(root_path, &st))
-		add_file(lp, path, root_path, &st);
-}
-
-/* The kernel's dev_t is major << 20 | minor. */
-static struct known_file *by_identity(struct libc_probe *lp,
-				      const struct caller_file *cf)
-{
-	for (size_t i = 0; i < lp->nfiles; i++) {
-		struct known_file *f = &lp->files[i];
-
-		if (f->ino == cf->ino && f->major == cf->dev >> 20 &&
-		    f->minor == (cf->dev & 0xfffff))
-			return f;
-	}
-	return NULL;
-}
-
-/* A short-lived process's library, not seen mapped: look in lib dirs. */
-static struct known_file *by_name(struct libc_probe *lp,
-				  const struct caller_file *cf)
-{
-	char name[CALLER_NAME_LEN + 1], path[4096];
-	struct stat st;
-
-	memcpy(name, cf->name, CALLER_NAME_LEN);
-	name[CALLER_NAME_LEN] = '\0';
-	for (size_t i = 0; i < lp->nfiles; i++)
-		if (!strcmp(path_base_name(lp->files[i].seen_as), name) &&
-		    lp->files[i].ino == cf->ino)
-			return &lp->files[i];
-	for (size_t i = 0; i < ARRAY_SIZE(lib_dirs); i++) {
-		snprintf(path, sizeof(path), "%s/%s", lib_dirs[i], name);
-		if (stat(path, &st) || st.st_ino != cf->ino)
-			continue;
-		add_file(lp, path, path, &st);
-		return &lp->files[lp->nfiles - 1];
-	}
-	return NULL;
 }
 
 /*
- * The file may have been replaced since it was mapped (the program can
- * rename its own executable): only the file seen mapped names call sites.
+ * The file of a call site: as some process mapped it, else the executable
+ * of the process (gone before its mappings were read), else by its name
+ * in the library directories.  The reader checks the identity each time.
  */
-static int open_same_file(const struct known_file *f)
+static void file_of(const struct libc_probe *lp, const struct proc_model *p,
+		    const struct caller_file *cf, const char *name,
+		    struct reader_file *rf)
 {
-	int fd = open_regular(f->path);
-	struct stat st;
+	uint32_t major = cf->dev >> 20, minor = cf->dev & 0xfffff;
+	const struct known_file *k = lookup(lp, major, minor, cf->ino);
 
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || st.st_ino != f->ino ||
-	    major(st.st_dev) != f->major || minor(st.st_dev) != f->minor) {
-		close(fd);
-		return -1;
+	if (k) {
+		to_reader_file(k, rf);
+		return;
 	}
-	return fd;
-}
-
-static struct elf_syms *syms_of(struct known_file *f)
-{
-	if (!f->syms_tried) {
-		f->syms_tried = true;
-		f->syms = elf_syms_load_fd(open_same_file(f));
-	}
-	return f->syms;
-}
-
-static struct srcline *lines_of(struct known_file *f)
-{
-	struct elf_syms *syms = syms_of(f);
-
-	if (!f->lines_tried && syms) {
-		f->lines_tried = true;
-		f->lines = srcline_open(elf_syms_fd(syms), f->path);
-	}
-	return f->lines;
+	memset(rf, 0, sizeof(*rf));
+	rf->pid = p->pid;
+	rf->dev_major = major;
+	rf->dev_minor = minor;
+	rf->ino = cf->ino;
+	if (p->exe && p->exe[0] == '/' &&
+	    !strcmp(path_base_name(p->exe), name))
+		snprintf(rf->path, sizeof(rf->path), "%s", p->exe);
+	else
+		snprintf(rf->path, sizeof(rf->path), "%s", name);
 }
 
 /* What outlives the process: build-id, file offset, source line. */
-static void name_durably(struct known_file *f, uint64_t ret_off,
-			 struct caller_stat *c)
+static void name_caller(struct libc_probe *lp, int map_fd,
+			const struct proc_model *p, struct caller_stat *c)
 {
-	struct elf_syms *syms = syms_of(f);
-	struct srcline *lines;
-	uint64_t vaddr;
-
-	if (!syms || !ret_off)
-		return;
-	c->offset = ret_off - 1;
-	c->has_offset = true;
-	if (elf_syms_build_id(syms))
-		c->build_id = xstrdup(elf_syms_build_id(syms));
-	lines = lines_of(f);
-	if (lines && !elf_syms_call_vaddr(syms, ret_off, &vaddr))
-		c->source = srcline_lookup(lines, vaddr);
-}
-
-static void name_caller(struct libc_probe *lp, int map_fd, pid_t pid,
-			struct caller_stat *c)
-{
-	struct caller_key key = { .tgid = pid, .fn = c->fn, .ret_addr = c->addr };
+	struct caller_key key = { .tgid = p->pid, .fn = c->fn,
+				  .ret_addr = c->addr };
+	char name[CALLER_NAME_LEN];
+	struct reader_names names;
 	struct caller_file cf;
-	struct known_file *f;
-	struct elf_syms *syms;
+	struct reader_file rf;
+	uint64_t off;
 
 	if (c->symbol || bpf_map_lookup_elem(map_fd, &key, &cf) || !cf.found)
 		return;
-	cf.name[CALLER_NAME_LEN - 1] = '\0';
+	memcpy(name, cf.name, CALLER_NAME_LEN);
+	name[CALLER_NAME_LEN - 1] = '\0';
 	free(c->module);
-	c->module = xstrdup(cf.name);
-	f = by_identity(lp, &cf);
-	if (!f)
-		f = by_name(lp, &cf);
-	syms = f ? syms_of(f) : NULL;
-	if (!syms)
+	c->module = xstrdup(name);
+	file_of(lp, p, &cf, name, &rf);
+	off = cf.file_off;
+	if (reader_symbolize(&rf, &off, 1, &names))
 		return;
-	c->symbol = elf_syms_name_ret_addr(syms, cf.file_off);
-	name_durably(f, cf.file_off, c);
+	c->symbol = names.symbol[0];
+	names.symbol[0] = NULL;
+	if (off) {
+		c->offset = off - 1;
+		c->has_offset = true;
+		c->build_id = names.build_id;
+		names.build_id = NULL;
+		c->source = names.source[0];
+		names.source[0] = NULL;
+	}
+	reader_names_free(&names);
 }
 
 void callsite_symbolize(struct libc_probe *lp, struct model *m)
@@ -207,23 +178,17 @@ void callsite_symbolize(struct libc_probe *lp, struct model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];
 
-		/* Gone before its mappings were read: its executable still is. */
-		if (p->ncallers && p->exe && p->exe[0] == '/')
-			callsite_note_file(lp, p->pid, p->exe);
 		for (size_t j = 0; j < p->ncallers; j++)
-			name_caller(lp, fd, p->pid, &p->callers[j]);
+			name_caller(lp, fd, p, &p->callers[j]);
 	}
 }
 
 void callsite_free(struct libc_probe *lp)
 {
-	for (size_t i = 0; i < lp->nfiles; i++) {
+	for (size_t i = 0; i < lp->files_cap; i++)
 		free(lp->files[i].seen_as);
-		free(lp->files[i].path);
-		elf_syms_free(lp->files[i].syms);
-		srcline_close(lp->files[i].lines);
-	}
 	free(lp->files);
 	lp->files = NULL;
 	lp->nfiles = 0;
+	lp->files_cap = 0;
 }

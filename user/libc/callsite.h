@@ -8,14 +8,21 @@
 #ifndef CLOCKTRACE_CALLSITE_H
 #define CLOCKTRACE_CALLSITE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "model.h"
 
 struct libc_probe;
 
-/* A file mapped by pid (path as pid sees it), for naming call sites. */
-void callsite_note_file(struct libc_probe *lp, pid_t pid, const char *path);
+struct maps_entry;
+
+/*
+ * A file mapped by pid, for naming call sites; foreign: pid's mount
+ * namespace is not ours (its files are held open by the reader).
+ */
+void callsite_note_file(struct libc_probe *lp, pid_t pid,
+			const struct maps_entry *e, bool foreign);
 /* Fills caller_stat.symbol and .module of every process. */
 void callsite_symbolize(struct libc_probe *lp, struct model *m);
 void callsite_free(struct libc_probe *lp);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -16,6 +17,7 @@
 #include "lang_probe.h"
 #include "procfs.h"
 #include "pyframe.h"
+#include "reader.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -68,19 +70,10 @@ static enum lang lang_of_name(const char *path)
 	return LANG_NONE;
 }
 
-/* python3-config and friends are scripts. */
-static bool is_elf(int fd)
-{
-	char magic[4];
-
-	return pread(fd, magic, sizeof(magic), 0) == sizeof(magic) &&
-	       !memcmp(magic, "\177ELF", 4);
-}
-
-static struct lang_file *known(struct lang_probe *lp, const struct stat *st)
+static struct lang_file *known(struct lang_probe *lp, dev_t dev, ino_t ino)
 {
 	for (size_t i = 0; i < lp->nfiles; i++)
-		if (lp->files[i].dev == st->st_dev && lp->files[i].ino == st->st_ino)
+		if (lp->files[i].dev == dev && lp->files[i].ino == ino)
 			return &lp->files[i];
 	return NULL;
 }
@@ -127,22 +120,6 @@ static int attach_all(struct lang_probe *lp, struct lang_file *f,
 	return 0;
 }
 
-/*
- * Opened first, without blocking and only if regular: the path is the
- * traced program's to choose.  libbpf and the kernel are then given the
- * open file, through /proc/self/fd, never the name again.
- */
-/*
- * CPython 3.11 is read at the kernel events instead (unless
- * CLOCKTRACE_NO_PYFRAME is set): its line probe would trap on every line.
- */
-static bool frame_mode(struct lang_file *f, int fd)
-{
-	if (f->lang != LANG_PYTHON || getenv("CLOCKTRACE_NO_PYFRAME"))
-		return false;
-	return !pyframe_binary(fd, &f->py);
-}
-
 static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 		       const char *path)
 {
@@ -156,35 +133,54 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 	free(shown);
 }
 
-static struct lang_file *probe_file(struct lang_probe *lp, const char *path)
+/*
+ * The file reader opens the file (a regular ELF file, the one pid maps
+ * when its identity is known) and reads it: whether it is CPython 3.11,
+ * whose frames are read at the kernel events instead (its line probe
+ * would trap on every line).  libbpf and the kernel are then given the
+ * open file, through /proc/self/fd, never the name again, and never a
+ * file on FUSE, whose server could stall them in the tracer.
+ */
+static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
+				    const char *path, dev_t dev, ino_t ino)
 {
 	enum lang lang = lang_of_name(path);
-	struct lang_file *f = NULL;
+	struct reader_file rf = { .pid = pid };
+	struct reader_lang_file out;
+	struct lang_file *f;
+	uint64_t got_ino;
 	char self[64];
-	struct stat st;
 	int fd;
 
 	if (lang == LANG_NONE)
 		return NULL;
-	fd = open_regular(path);
-	if (fd < 0)
+	f = ino ? known(lp, dev, ino) : NULL;
+	if (f)
+		return f;
+	reader_file_id(&rf, dev, ino);
+	snprintf(rf.path, sizeof(rf.path), "%s", path);
+	if (reader_lang_file(&rf, lang, &out, &fd, &dev, &got_ino))
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !is_elf(fd))
-		goto out;
-	f = known(lp, &st);
+	f = known(lp, dev, got_ino);
 	if (f)
 		goto out;
 	lp->files = xrealloc(lp->files, lp->nfiles + 1, sizeof(*lp->files));
 	f = &lp->files[lp->nfiles++];
 	memset(f, 0, sizeof(*f));
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
+	f->dev = dev;
+	f->ino = got_ino;
 	f->lang = lang;
-	f->frame = frame_mode(f, fd);
+	f->frame = out.frame;
+	f->py = out.py;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (f->frame)
+	if (f->frame) {
 		lp->run.py_frame_files++;
-	else if (attach_all(lp, f, self, path)) {
+	} else if (out.flags & RD_FLAG_FUSE) {
+		snprintf(lp->run.error, sizeof(lp->run.error),
+			 "%s probes of a file on FUSE: not attached (its "
+			 "server could stall clocktrace)", lang_name(lang));
+		lp->run.failed++;
+	} else if (attach_all(lp, f, self, path)) {
 		lp->run.files++;
 		lp->run.py_usdt_files += lang == LANG_PYTHON;
 	}
@@ -210,24 +206,17 @@ void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 		if (glob(system_globs[i], 0, NULL, &g))
 			continue;
 		for (size_t j = 0; j < g.gl_pathc; j++)
-			probe_file(lp, g.gl_pathv[j]);
+			probe_file(lp, 0, g.gl_pathv[j], 0, 0);
 		globfree(&g);
 	}
 }
 
-/* Another mount namespace's file, through the process's root. */
+/* The reader finds it in pid's mount namespace, by its identity. */
 static struct lang_file *probe_mapped(struct lang_probe *lp, pid_t pid,
-				      const char *path)
+				      const struct maps_entry *e)
 {
-	char in_root[4096];
-	struct stat st;
-
-	if (lang_of_name(path) == LANG_NONE)
-		return NULL;
-	if (!stat(path, &st))
-		return probe_file(lp, path);
-	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
-	return probe_file(lp, in_root);
+	return probe_file(lp, pid, e->path, makedev(e->dev_major, e->dev_minor),
+			  e->ino);
 }
 
 /* The process's interpreter, where the BPF side will read its frames. */
@@ -256,7 +245,7 @@ static void probe_exec_mapping(const struct maps_entry *e, void *ctx)
 
 	if (!e->exec)
 		return;
-	f = probe_mapped(c->lp, c->pid, e->path);
+	f = probe_mapped(c->lp, c->pid, e);
 	if (f && f->frame)
 		register_frames(c->lp, f, c->pid, e);
 }

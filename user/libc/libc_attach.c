@@ -12,42 +12,15 @@
 #include "clocktrace.skel.h"
 #include "escape.h"
 #include "libc_attach.h"
-#include "probe_place.h"
-#include "symbolize.h"
+#include "reader.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 #include "util.h"
 #include "variant.h"
 
-#define CODE_MAX	(64 * 1024)	/* bytes of a function checked for branches */
-
 enum link_slot { SLOT_ENTRY, SLOT_RETURN, SLOT_MAX };
 
 #define probe_set libc_probe_set
-
-/*
- * CLOCKTRACE_LIBC_FIRST_INSN=1 keeps every probe on the first instruction:
- * how the per-hit cost of the placement is measured against the default.
- */
-static struct probe_place place_probe(const struct elf_syms *syms,
-				      const struct elf_func *f)
-{
-	struct probe_place first = { 0, false };
-	size_t len = f->size < CODE_MAX ? f->size : CODE_MAX;
-	struct probe_place at;
-	uint8_t *code;
-
-	if (!len || !PROBE_PLACE_NATIVE || getenv("CLOCKTRACE_LIBC_FIRST_INSN"))
-		return first;
-	code = malloc(len);
-	if (!code || elf_syms_read(syms, f->file_off, code, len)) {
-		free(code);
-		return first;
-	}
-	at = probe_place_find(code, len);
-	free(code);
-	return at;
-}
 
 /* glibc's timelocal is mktime: one probe, counted under the first name. */
 static bool is_alias(const struct probe_set *sets, uint64_t off)
@@ -65,36 +38,26 @@ static void add_probe(struct probe_set *set, uint64_t off, uint32_t fn)
 	set->cookies[set->n++] = fn;
 }
 
-/* Finds each function and where to probe it; notes what cannot be. */
-static void plan(struct libc_lib *lib, const struct elf_syms *syms,
+/* The reader's plan (libc_plan.c) into probe sets; notes aliases. */
+static void plan(struct libc_lib *lib, const struct reader_libc_plan *p,
 		 struct probe_set sets[SLOT_MAX])
 {
 	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
-		struct probe_place at;
-		struct elf_func f;
+		uint64_t off = p->off[fn];
 
-		if (elf_syms_find(syms, libc_fn_name(fn), &f)) {
-			lib->probe[fn] = LIBC_PROBE_MISSING;
+		lib->probe[fn] = p->probe[fn];
+		if (!(p->probe[fn] & (LIBC_PROBE_EMULATED | LIBC_PROBE_STEPPED)))
 			continue;
-		}
-		/* The symbol is a resolver: the calls go where it points. */
-		if (f.ifunc) {
-			lib->probe[fn] = LIBC_PROBE_IFUNC;
-			continue;
-		}
-		at = place_probe(syms, &f);
-		if (is_alias(sets, f.file_off + at.off)) {
+		if (is_alias(sets, off)) {
 			lib->probe[fn] = LIBC_PROBE_ALIAS;
 			continue;
 		}
-		lib->probe[fn] = at.emulated ? LIBC_PROBE_EMULATED :
-					       LIBC_PROBE_STEPPED;
 		if (libc_fn_timed(fn)) {
-			add_probe(&sets[SLOT_ENTRY], f.file_off + at.off, fn);
+			add_probe(&sets[SLOT_ENTRY], off, fn);
 			/* Same spot: one breakpoint serves both probes. */
-			add_probe(&sets[SLOT_RETURN], f.file_off + at.off, fn);
+			add_probe(&sets[SLOT_RETURN], off, fn);
 		} else {
-			add_probe(&sets[SLOT_ENTRY], f.file_off + at.off,
+			add_probe(&sets[SLOT_ENTRY], off,
 				  fn | LIBC_COOKIE_COUNT_ONLY);
 		}
 	}
@@ -256,27 +219,36 @@ static int attach_slot(struct libc_lib *lib, struct tracer *t,
 }
 
 /*
- * The probes go on the very file whose symbols placed them: attached
- * through /proc/self/fd of the descriptor it was read from.  A path that
- * a traced program swaps in between (its own "libc" turned into a link to
- * the system's) cannot move them, at offsets of another file, into code
- * that every process runs.
+ * The probes go on the very file whose symbols placed them: the reader
+ * sends the descriptor it read, and they are attached through
+ * /proc/self/fd.  A path that a traced program swaps in between (its own
+ * "libc" turned into a link to the system's) cannot move them, at offsets
+ * of another file, into code that every process runs.
  */
-static struct elf_syms *load_pinned(struct libc_lib *lib)
-{
-	struct elf_syms *syms = elf_syms_load(lib->path);
-	struct stat st;
+#define LOAD_ON_FUSE	1
 
-	if (!syms)
-		return NULL;
-	if (fstat(elf_syms_fd(syms), &st) || st.st_dev != lib->dev ||
-	    st.st_ino != lib->ino) {
-		elf_syms_free(syms);
-		return NULL;
+static int load_pinned(struct libc_lib *lib, struct reader_libc_plan *p)
+{
+	struct reader_file f = { .pid = lib->pid };
+	int fd = -1;
+
+	reader_file_id(&f, lib->dev, lib->ino);
+	snprintf(f.path, sizeof(f.path), "%s", lib->path);
+	if (reader_libc_plan(&f, p, &fd))
+		return -1;
+	/* The kernel would read it in the tracer, where its server decides. */
+	if (p->flags & RD_FLAG_FUSE) {
+		close(fd);
+		return LOAD_ON_FUSE;
 	}
+	free(lib->path);
+	lib->path = xstrdup(p->path);
+	lib->dev = p->dev;
+	lib->ino = p->ino;
+	lib->fd = fd;
 	snprintf(lib->attach_path, sizeof(lib->attach_path), "/proc/self/fd/%d",
-		 elf_syms_fd(syms));
-	return syms;
+		 fd);
+	return 0;
 }
 
 /*
@@ -361,30 +333,32 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose,
 		    bool systemwide)
 {
 	struct probe_set sets[SLOT_MAX] = {};
-	struct elf_syms *syms = load_pinned(lib);
+	struct reader_libc_plan *p = xcalloc(1, sizeof(*p));
 	/* A library's path is the traced program's choice. */
 	char *shown = escape_dup(lib->path, ESCAPE_TEXT);
 	enum libc_links links;
-	int ok = 0;
+	int ok = 0, err;
 
 	for (int i = 0; i < SLOT_MAX; i++)
 		lib->link_fds[i] = -1;
 	lib->fd = -1;
-	if (!syms) {
-		ct_warn("--libc: %s is not a readable ELF file (or it changed)",
-		     shown);
+	err = load_pinned(lib, p);
+	if (err) {
+		ct_warn(err == LOAD_ON_FUSE ? "--libc: %s is on a FUSE file system: "
+			"not probed (its server could stall clocktrace)" :
+			"--libc: %s is not a readable ELF file (or it changed)",
+			shown);
 		free(shown);
+		free(p);
 		return -1;
 	}
-	plan(lib, syms, sets);
+	plan(lib, p, sets);
+	free(p);
 	memcpy(lib->sets, sets, sizeof(sets));
 	links = libc_attach_links(t);
 	if (!systemwide) {
 		/* Kept for libc_lib_reach, with the file: nothing traps yet. */
-		lib->fd = fcntl(elf_syms_fd(syms), F_DUPFD_CLOEXEC, 0);
-		snprintf(lib->attach_path, sizeof(lib->attach_path),
-			 "/proc/self/fd/%d", lib->fd);
-		ok = sets[SLOT_ENTRY].n > 0 && lib->fd >= 0;
+		ok = sets[SLOT_ENTRY].n > 0;
 	} else if (links == LIBC_LINKS_SESSION) {
 		/* Its entry asks for the return when it needs one. */
 		if (sets[SLOT_ENTRY].n &&
@@ -398,7 +372,6 @@ int libc_lib_attach(struct libc_lib *lib, struct tracer *t, bool verbose,
 							 slot))
 				ok++;
 	}
-	elf_syms_free(syms);
 	if (verbose)
 		fprintf(stderr, "clocktrace: --libc: %s: %u entry, %u return "
 			"probes (%s)\n", shown, sets[SLOT_ENTRY].n,

@@ -28,7 +28,8 @@ struct libc_probe_set {
 struct libc_lib {
 	dev_t dev;
 	ino_t ino;
-	char *path;
+	pid_t pid;			/* whose view path was first in */
+	char *path;			/* from our view, once attached */
 	char attach_path[32];		/* /proc/self/fd/N of the file read */
 	int link_fds[LIBC_LINK_SLOTS];		/* uprobe-multi: entry, return */
 	struct bpf_link **links;	/* classic uprobes */

@@ -4,23 +4,25 @@
  * See libc_probe.h for the coverage this gives and its one gap.
  */
 #include <fnmatch.h>
-#include <gelf.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "callsite.h"
 #include "libc_attach.h"
 #include "libc_probe.h"
 #include "procfs.h"
+#include "reader.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 #include "util.h"
 
 #define MAPS_MAX	(4 << 20)
 #define RESCAN_NS	(250 * 1000000ULL)
+#define RESCAN_GAP_MAX_MS	2000
 /*
  * Processes given links of their own (each: one or two links, ~13 ms to
  * attach and ~30 ms to detach here, and a longer list of consumers the
@@ -43,40 +45,10 @@ static bool is_libc_name(const char *path)
 	return false;
 }
 
-/*
- * A path of another mount namespace is reached through /proc/PID/root.
- * Returns a malloc'd path that names the same file from here, or NULL.
- */
-static char *reachable_path(pid_t pid, const char *path, struct stat *st)
-{
-	char *via_root;
-
-	if (pid <= 0 || pid == getpid())
-		return stat(path, st) ? NULL : xstrdup(path);
-	if (asprintf(&via_root, "/proc/%d/root%s", pid, path) < 0)
-		return NULL;
-	if (stat(via_root, st)) {
-		free(via_root);
-		return NULL;
-	}
-	/* The same file under its own name is the nicer path to report. */
-	{
-		struct stat plain;
-
-		if (!stat(path, &plain) && plain.st_dev == st->st_dev &&
-		    plain.st_ino == st->st_ino) {
-			free(via_root);
-			return xstrdup(path);
-		}
-	}
-	return via_root;
-}
-
-static struct libc_lib *find_lib(struct libc_probe *lp, const struct stat *st)
+static struct libc_lib *find_lib(struct libc_probe *lp, dev_t dev, ino_t ino)
 {
 	for (size_t i = 0; i < lp->nlibs; i++)
-		if (lp->libs[i].dev == st->st_dev &&
-		    lp->libs[i].ino == st->st_ino)
+		if (lp->libs[i].dev == dev && lp->libs[i].ino == ino)
 			return &lp->libs[i];
 	return NULL;
 }
@@ -140,32 +112,40 @@ void libc_probe_fork(struct libc_probe *lp, struct proc_model *child)
 			reach(lp, &lp->libs[i], child, true);
 }
 
-/* Probes the library at path (of pid's namespace) once; NULL on failure. */
+/*
+ * Probes the library at path (of pid's namespace, with the identity its
+ * mapping shows, or 0 and 0 when not known) once; NULL on failure.  The
+ * file reader opens and parses it (reader.h): nothing here touches it.
+ */
 static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
-				  const char *path, bool late)
+				  const char *path, dev_t dev, ino_t ino,
+				  bool late)
 {
-	struct libc_lib *lib;
-	struct stat st;
+	struct libc_lib *lib = ino ? find_lib(lp, dev, ino) : NULL;
 	uint64_t t0 = now_ns();
-	char *here = reachable_path(pid, path, &st);
 
-	if (!here)
-		return NULL;
-	lib = find_lib(lp, &st);
-	if (lib) {
-		free(here);
+	if (lib)
 		return lib;
-	}
 	lp->libs = xrealloc(lp->libs, lp->nlibs + 1, sizeof(*lp->libs));
 	lib = &lp->libs[lp->nlibs];
 	memset(lib, 0, sizeof(*lib));
-	lib->dev = st.st_dev;
-	lib->ino = st.st_ino;
-	lib->path = here;
+	lib->dev = dev;
+	lib->ino = ino;
+	lib->pid = pid;
+	lib->path = xstrdup(path);
 	if (libc_lib_attach(lib, lp->tracer, lp->verbose,
 			    !lp->per_process || lp->run.systemwide)) {
 		libc_lib_detach(lib);
 		return NULL;
+	}
+	/* Known only now (PROG's loader): the same file probed twice? */
+	if (!ino) {
+		struct libc_lib *same = find_lib(lp, lib->dev, lib->ino);
+
+		if (same) {
+			libc_lib_detach(lib);
+			return same;
+		}
 	}
 	lib->attached_ns = now_ns();
 	lp->nlibs++;
@@ -180,7 +160,10 @@ static struct libc_lib *probe_lib(struct libc_probe *lp, pid_t pid,
 /* The C libraries a process maps: its own, and any a dlmopen() added. */
 struct maps_scan {
 	char *libc[LIBS_PER_PROC];	/* paths, in pid's namespace */
+	dev_t dev[LIBS_PER_PROC];	/* and their identities */
+	ino_t ino[LIBS_PER_PROC];
 	size_t nlibc;
+	bool foreign;			/* pid's mount namespace is not ours */
 };
 
 static bool scan_has(const struct maps_scan *ms, const char *path)
@@ -202,27 +185,65 @@ struct scan_ctx {
 	struct libc_probe *lp;
 	pid_t pid;
 	struct maps_scan *ms;
+	uint64_t hash;		/* of the mappings, in any order */
 };
+
+/* FNV-1a of one mapping's file and place. */
+static uint64_t mapping_hash(const struct maps_entry *e)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t v[] = { e->start, e->ino, e->dev_major, e->dev_minor };
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		for (int b = 0; b < 64; b += 8)
+			h = (h ^ ((v[i] >> b) & 0xff)) * 0x100000001b3ULL;
+	return h;
+}
 
 static void scan_file(const struct maps_entry *e, void *ctx)
 {
 	struct scan_ctx *c = ctx;
 	struct maps_scan *ms = c->ms;
 
-	callsite_note_file(c->lp, c->pid, e->path);
+	c->hash += mapping_hash(e);
+	callsite_note_file(c->lp, c->pid, e, ms->foreign);
 	if (is_libc_name(e->path) && ms->nlibc < LIBS_PER_PROC &&
-	    !scan_has(ms, e->path))
+	    !scan_has(ms, e->path)) {
+		ms->dev[ms->nlibc] = makedev(e->dev_major, e->dev_minor);
+		ms->ino[ms->nlibc] = e->ino;
 		ms->libc[ms->nlibc++] = xstrdup(e->path);
+	}
 }
 
-/* Reads pid's mappings: the C library, and every file for call sites. */
-static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms)
+/* Files of another mount namespace are held open while pid lives. */
+static bool same_mount_ns(pid_t pid)
+{
+	char path[64];
+	struct stat self, other;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other))
+		return true;
+	return self.st_ino == other.st_ino && self.st_dev == other.st_dev;
+}
+
+/*
+ * Reads pid's mappings: the C library, and every file for call sites.
+ * *hash: of what it maps, to tell an unchanged process at the next scan.
+ */
+static int scan_maps(struct libc_probe *lp, pid_t pid, struct maps_scan *ms,
+		     uint64_t *hash)
 {
 	struct scan_ctx c;
+	int err;
 
 	memset(ms, 0, sizeof(*ms));
-	c = (struct scan_ctx){ lp, pid, ms };
-	return maps_for_each_file(pid, MAPS_MAX, scan_file, &c);
+	ms->foreign = !same_mount_ns(pid);
+	c = (struct scan_ctx){ lp, pid, ms, 0 };
+	err = maps_for_each_file(pid, MAPS_MAX, scan_file, &c);
+	if (hash)
+		*hash = c.hash;
+	return err;
 }
 
 /* The program execvp() would run for name: a path, or NULL. */
@@ -231,8 +252,19 @@ static char *find_in_path(const char *name)
 	const char *path = getenv("PATH");
 	char *dirs, *dir, *save = NULL, *found = NULL;
 
-	if (strchr(name, '/'))
+	/* As the kernel will name it at exec: absolute (no stat here). */
+	if (name[0] == '/')
 		return xstrdup(name);
+	if (strchr(name, '/')) {
+		char cwd[PATH_MAX];
+
+		while (name[0] == '.' && name[1] == '/')
+			name += 2;
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    asprintf(&found, "%s/%s", cwd, name) < 0)
+			return xstrdup(name);
+		return found;
+	}
 	dirs = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (dir = strtok_r(dirs, ":", &save); dir && !found;
 	     dir = strtok_r(NULL, ":", &save)) {
@@ -247,69 +279,26 @@ static char *find_in_path(const char *name)
 	return found;
 }
 
-/* PT_INTERP of an ELF executable into out; false when it has none. */
-static bool elf_interp(const char *exe, char *out, size_t size)
-{
-	int fd = open_regular(exe);
-	bool found = false;
-	size_t n = 0;
-	Elf *elf;
-
-	if (fd < 0)
-		return false;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
-		for (size_t i = 0; i < n && !found; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP ||
-			    !ph.p_filesz || ph.p_filesz >= size)
-				continue;
-			found = pread(fd, out, ph.p_filesz, ph.p_offset) ==
-				(ssize_t)ph.p_filesz;
-			out[found ? ph.p_filesz - 1 : 0] = '\0';
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return found && out[0] == '/';
-}
-
 void libc_probe_prog(struct libc_probe *lp, const char *prog)
 {
-	char *exe = find_in_path(prog), interp[256];
+	char *exe = find_in_path(prog);
+	struct reader_elf_info info;
 
 	/* musl's loader is its C library: probe it before PROG runs. */
-	if (exe && elf_interp(exe, interp, sizeof(interp)) &&
-	    is_libc_name(interp))
-		probe_lib(lp, getpid(), interp, false);
+	if (exe && !reader_elf_info(0, exe, &info) && info.dynamic == 1 &&
+	    info.interp[0] == '/' && is_libc_name(info.interp))
+		probe_lib(lp, getpid(), info.interp, 0, 0, false);
 	free(exe);
 }
 
 /* PT_INTERP of an executable: dynamic (1), static (0), unknown (-1). */
-static int exe_is_dynamic(const char *exe)
+static int exe_is_dynamic(pid_t pid, const char *exe)
 {
-	int fd = exe ? open_regular(exe) : -1, dynamic = -1;
-	size_t n = 0;
-	Elf *elf;
+	struct reader_elf_info info;
 
-	if (fd < 0)
+	if (!exe || exe[0] != '/' || reader_elf_info(pid, exe, &info))
 		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
-		dynamic = 0;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_INTERP)
-				dynamic = 1;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return dynamic;
+	return info.dynamic;
 }
 
 static void set_libc(struct proc_model *p, enum libc_state state,
@@ -323,6 +312,23 @@ static void set_libc(struct proc_model *p, enum libc_state state,
 }
 
 /*
+ * A process whose mappings did not change since its last scan is scanned
+ * half as often, down to every RESCAN_GAP_MAX_MS; any change (dlopen)
+ * brings it back to every RESCAN_NS.
+ */
+static void note_change(struct proc_model *p, uint64_t hash)
+{
+	uint32_t gap = RESCAN_NS / 1000000;
+
+	if (hash == p->maps_hash && p->maps_gap_ms)
+		gap = p->maps_gap_ms * 2 < RESCAN_GAP_MAX_MS ?
+		      p->maps_gap_ms * 2 : RESCAN_GAP_MAX_MS;
+	p->maps_hash = hash;
+	p->maps_gap_ms = gap;
+	p->maps_next_ns = now_ns() + gap * 1000000ULL;
+}
+
+/*
  * Every C library p maps is probed (a second one: dlmopen of another
  * file).  Calls p made through one before its probes were on were not
  * seen: the report says so for p (libc_complete: false).
@@ -333,11 +339,14 @@ static void look_at(struct libc_probe *lp, struct proc_model *p, bool late)
 	uint64_t own_ns = UINT64_MAX;
 	struct maps_scan ms;
 	struct libc_lib *lib;
+	uint64_t hash;
 
-	if (scan_maps(lp, p->pid, &ms))
+	if (scan_maps(lp, p->pid, &ms, &hash))
 		return;
+	note_change(p, hash);
 	for (size_t i = 0; i < ms.nlibc; i++) {
-		lib = probe_lib(lp, p->pid, ms.libc[i], late);
+		lib = probe_lib(lp, p->pid, ms.libc[i], ms.dev[i], ms.ino[i],
+				late);
 		if (!lib || (p->running_since_ns &&
 			     lib->attached_ns > p->running_since_ns))
 			p->libc_late = true;
@@ -384,10 +393,11 @@ void libc_probe_init(struct libc_probe *lp, struct tracer *t, bool verbose,
 				lp->run.links == LIBC_LINKS_CLASSIC ?
 				"this kernel has no uprobe-multi links" :
 				"CLOCKTRACE_NO_LIBC_FILTER is set");
-	if (scan_maps(lp, getpid(), &ms))
+	if (scan_maps(lp, getpid(), &ms, NULL))
 		return;
 	if (ms.nlibc)
-		probe_lib(lp, getpid(), ms.libc[0], false);
+		probe_lib(lp, getpid(), ms.libc[0], ms.dev[0], ms.ino[0],
+			  false);
 	scan_free(&ms);
 }
 
@@ -397,7 +407,7 @@ void libc_probe_process(struct libc_probe *lp, struct tracer *t,
 	(void)t;	/* the one given at init */
 	/* At exec the loader has not mapped the libraries yet: see rescan. */
 	look_at(lp, p, true);
-	if (exe_is_dynamic(p->exe) == 0 && p->libc_state != LIBC_STATE_PROBED)
+	if (exe_is_dynamic(p->pid, p->exe) == 0 && p->libc_state != LIBC_STATE_PROBED)
 		set_libc(p, LIBC_STATE_ABSENT, NULL);
 }
 
@@ -410,9 +420,13 @@ void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
 	if (now - lp->last_scan_ns < RESCAN_NS)
 		return;
 	lp->last_scan_ns = now;
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (!m->procs[i].exited && m->procs[i].libc_state != LIBC_STATE_ABSENT)
-			look_at(lp, &m->procs[i], true);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc_model *p = &m->procs[i];
+
+		if (!p->exited && p->libc_state != LIBC_STATE_ABSENT &&
+		    now >= p->maps_next_ns)
+			look_at(lp, p, true);
+	}
 }
 
 /* A process we never saw mapping a library: decide from its executable. */
@@ -422,7 +436,7 @@ static void settle_state(const struct libc_probe *lp, struct proc_model *p)
 
 	if (p->libc_state == LIBC_STATE_PROBED)
 		return;
-	dynamic = exe_is_dynamic(p->exe);
+	dynamic = exe_is_dynamic(p->pid, p->exe);
 	if (dynamic == 0) {
 		set_libc(p, LIBC_STATE_ABSENT, NULL);
 	} else if (dynamic == 1 && lp->nlibs) {
@@ -437,6 +451,8 @@ void libc_probe_finish(struct libc_probe *lp, struct model *m)
 		settle_state(lp, &m->procs[i]);
 	if (lp->tracer)
 		callsite_symbolize(lp, m);
+	/* What naming the call sites could not read counts too. */
+	reader_losses(m->losses);
 	m->libc = lp->run;
 }
 

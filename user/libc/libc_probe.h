@@ -35,6 +35,7 @@ struct libc_probe {
 	size_t nlibs;
 	struct known_file *files;	/* mapped files seen: for call sites */
 	size_t nfiles;
+	size_t files_cap;		/* a hash table of that many slots */
 	struct tracer *tracer;
 	struct libc_run run;		/* copied into the model at finish */
 	uint64_t last_scan_ns;

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "clocktrace.skel.h"
+#include "reader.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -141,6 +142,7 @@ static void read_losses(struct tracer *t, struct model *m)
 		if (!bpf_map_lookup_elem(fd, &i, &v))
 			m->losses[i] = v + t->user_losses[i];
 	}
+	reader_losses(m->losses);
 }
 
 static void reset_counters(struct model *m)

@@ -31,6 +31,7 @@
 #include "procfs.h"
 #include "report.h"
 #include "report_html.h"
+#include "reader.h"
 #include "session.h"
 #include "tracer.h"
 #include "util.h"
@@ -244,6 +245,8 @@ static int setup_signals(struct session *s)
 	sigaddset(&mask, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &mask, &s->old_mask);
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* A signal ends a wait for the file reader: the loop acts first. */
+	reader_set_wake_fd(s->sigfd);
 	return s->sigfd < 0 ? -1 : 0;
 }
 
@@ -316,6 +319,8 @@ static void session_teardown(struct session *s)
 		libc_probe_close(&s->libc);
 	if (s->opts.lang)
 		lang_probe_close(&s->lang);
+	reader_stop();
+	reader_set_wake_fd(-1);
 	http_close(&s->http);
 	tracer_close(&s->tracer);
 	if (s->epfd > 0)
