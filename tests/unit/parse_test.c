@@ -144,6 +144,35 @@ static void test_proc_stat_state_and_flags(void **state)
 	assert_int_equal(proc_stat_parse("", &st, &flags), -1);
 }
 
+/* A mapping's identity, read as the kernel prints it: no stat of the file. */
+static void test_maps_line_identity(void **state)
+{
+	struct maps_entry e;
+
+	(void)state;
+	assert_int_equal(maps_parse_line("7f00a000-7f00b000 r-xp 00002000 fd:01 "
+					 "1839283                    /usr/lib/x "
+					 "y.so", &e), 0);
+	assert_true(e.exec);
+	assert_int_equal(e.offset, 0x2000);
+	assert_int_equal(e.dev_major, 0xfd);
+	assert_int_equal(e.dev_minor, 1);
+	assert_int_equal(e.ino, 1839283);
+	assert_string_equal(e.path, "/usr/lib/x y.so");
+	/* Anonymous: identity 0, no path. */
+	assert_int_equal(maps_parse_line("1000-2000 rw-p 00000000 00:00 0 ", &e),
+			 0);
+	assert_int_equal(e.ino, 0);
+	assert_null(e.path);
+	/* A device or inode that is not one: the line is refused. */
+	assert_int_equal(maps_parse_line("1000-2000 r--p 00000000 fd01 5 /a", &e),
+			 -1);
+	assert_int_equal(maps_parse_line("1000-2000 r--p 00000000 fd:01 -5 /a",
+					 &e), -1);
+	assert_int_equal(maps_parse_line("1000-2000 r--p 00000000 fd:01 x /a",
+					 &e), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_escape_arg_keeps_one_line),
 		cmocka_unit_test(test_proc_stat_state_and_flags),
 		cmocka_unit_test(test_attach_mode_words),
+		cmocka_unit_test(test_maps_line_identity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,8 +272,7 @@ static int wait_reply(const struct reader_req *req, struct reader_reply *rep,
 			return give_up(req, &f, opened, LOSS_READER_CRASHED);
 		/* The loop has a signal to act on: this answer can wait. */
 		if (n > 0 && (p[1].revents & POLLIN)) {
-			kill_worker();
-			rd.losses[LOSS_READER_SKIPPED]++;
+			give_up(req, &f, opened, LOSS_READER_SKIPPED);
 			return -EINTR;
 		}
 		if (n <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR)))

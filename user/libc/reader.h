@@ -13,7 +13,8 @@
  *   reader_crashed   the reader died on the file (a fault, or a limit);
  *   reader_skipped   a request not made: its file or device was one of
  *                    the above; or abandoned for a signal the loop had
- *                    to act on.
+ *                    to act on (its file is then not asked for again:
+ *                    the session is ending).
  * The reader is restarted after each, so one hostile file costs one
  * deadline and nothing else.
  */
