@@ -156,13 +156,16 @@ static void name_caller(struct libc_probe *lp, int map_fd,
 	c->module = xstrdup(name);
 	file_of(lp, p, &cf, name, &rf);
 	off = cf.file_off;
+	/* The kernel gave the offset: it stands even if the file cannot be read. */
+	if (off) {
+		c->offset = off - 1;
+		c->has_offset = true;
+	}
 	if (reader_symbolize(&rf, &off, 1, &names))
 		return;
 	c->symbol = names.symbol[0];
 	names.symbol[0] = NULL;
 	if (off) {
-		c->offset = off - 1;
-		c->has_offset = true;
 		c->build_id = names.build_id;
 		names.build_id = NULL;
 		c->source = names.source[0];
