@@ -5,6 +5,7 @@
 
 #include "clocks.h"
 #include "findings.h"
+#include "roles.h"
 #include "util.h"
 
 struct pid_set {
@@ -303,38 +304,53 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	set_cost(f, m, ns, total ? ns - ns * f->npids / total : 0);
 }
 
-static void tz_children_repeat(const struct model *m, struct findings *out)
+/*
+ * Per process tree (roles.h): the forker did the work and so do its
+ * children, each again.  Its cost is tz-repeated-access's, not twice.
+ */
+static void tz_children_repeat_in(const struct model *m,
+				  const struct proc_tree *t,
+				  struct findings *out)
 {
-	const struct proc_model *root = NULL;
+	const struct proc_model *forker = model_find(m, t->forker);
 	struct pid_set s = {};
-	uint64_t child_total = 0, ns;
+	uint64_t child_total = 0;
 	struct finding *f;
 	char *msg;
 
+	if (!forker || !proc_tz_accesses(forker))
+		return;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
 
-		if (p->depth == 0 && !root)
-			root = p;
-		if (p->depth > 0 && proc_tz_max_path(p, NULL) >= TZ_REPEAT_MIN) {
+		if (p != forker && roles_descends(m, p, forker) &&
+		    proc_tz_max_path(p, NULL) >= TZ_REPEAT_MIN) {
 			pid_set_add(&s, p->pid);
 			child_total += proc_tz_accesses(p);
 		}
 	}
-	ns = kinds_ns(m, &s, KIND_FIRST_TZ, KIND_MAX - 1);
 	if (!s.n)
 		return;
 	msg = xasprintf("%zu child process%s each repeat the time-zone check: "
 			"%.0f accesses per child on average (%llu in all) "
-			"against %llu in the parent%s%d",
+			"against %llu in the parent pid %d",
 			s.n, s.n == 1 ? "" : "es", (double)child_total / s.n,
 			(unsigned long long)child_total,
-			root ? (unsigned long long)proc_tz_accesses(root) : 0ull,
-			root ? " pid " : "", root ? root->pid : 0);
+			(unsigned long long)proc_tz_accesses(forker), forker->pid);
 	f = add(out, "tz-children-repeat", "warning", &s, msg,
 		xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the workers "
 			"are forked, so every child inherits it"));
-	set_cost(f, m, ns, child_total ? ns - ns * f->npids / child_total : 0);
+	f->see = "tz-repeated-access";
+}
+
+static void tz_children_repeat(const struct model *m, struct findings *out)
+{
+	struct proc_trees trees;
+
+	roles_build(m, &trees);
+	for (size_t i = 0; i < trees.n; i++)
+		tz_children_repeat_in(m, &trees.v[i], out);
+	roles_free(&trees);
 }
 
 static uint64_t vdso_clock_gettimes(const struct proc_model *p)
@@ -474,6 +490,72 @@ static void tz_file_missing(const struct model *m, struct findings *out)
 	set_cost(f, m, ns, ns);
 }
 
+static const char *severity_of(const struct finding_cost *c)
+{
+	if (c->cpu_percent >= SEVERITY_CRITICAL_CPU &&
+	    c->kernel_ns >= SEVERITY_CRITICAL_NS)
+		return "critical";
+	if (c->cpu_percent >= SEVERITY_WARNING_CPU ||
+	    c->kernel_ns >= SEVERITY_WARNING_NS)
+		return "warning";
+	return "info";
+}
+
+static const struct finding *find_id(const struct findings *fs, const char *id)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].id, id))
+			return &fs->v[i];
+	return NULL;
+}
+
+static bool pids_within(const struct finding *f, const struct finding *of)
+{
+	for (size_t i = 0; i < f->npids; i++) {
+		size_t k = 0;
+
+		while (k < of->npids && of->pids[k] != f->pids[i])
+			k++;
+		if (k == of->npids)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A missing zone file is re-tried on every call: those failed opens are
+ * tz accesses already priced by tz-repeated-access when it names the
+ * same processes.  Each cost is then counted once.
+ */
+static void count_costs_once(struct findings *fs)
+{
+	const struct finding *rep = find_id(fs, "tz-repeated-access");
+
+	for (size_t i = 0; rep && i < fs->n; i++) {
+		struct finding *f = &fs->v[i];
+
+		if (!strcmp(f->id, "tz-file-missing") && pids_within(f, rep)) {
+			f->see = rep->id;
+			memset(&f->cost, 0, sizeof(f->cost));
+		}
+	}
+}
+
+/* A finding that explains another is as severe as that one. */
+static void rate_severity(struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].cost.known)
+			fs->v[i].severity = severity_of(&fs->v[i].cost);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct finding *of = fs->v[i].see ?
+					   find_id(fs, fs->v[i].see) : NULL;
+
+		if (of)
+			fs->v[i].severity = of->severity;
+	}
+}
+
 void findings_build(const struct model *m, struct findings *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -482,6 +564,8 @@ void findings_build(const struct model *m, struct findings *out)
 	tz_file_missing(m, out);
 	vdso_clock_findings(m, out);
 	cpu_clock_syscalls(m, out);
+	count_costs_once(out);
+	rate_severity(out);
 }
 
 void findings_free(struct findings *f)

@@ -13,6 +13,18 @@
 #define CPU_CLOCK_MIN		1000
 #define CPU_CLOCK_RATE_MIN	1000.0
 
+/*
+ * Severity from what a finding costs (its syscalls' kernel time): critical
+ * from SEVERITY_CRITICAL_CPU percent of one CPU, with at least
+ * SEVERITY_CRITICAL_NS in all (a blip in a short run is not); warning from
+ * SEVERITY_WARNING_CPU percent, or SEVERITY_WARNING_NS in all (a slow
+ * leak over a long run); info below.
+ */
+#define SEVERITY_CRITICAL_CPU	10.0
+#define SEVERITY_CRITICAL_NS	(100 * 1000000ULL)
+#define SEVERITY_WARNING_CPU	1.0
+#define SEVERITY_WARNING_NS	(1000 * 1000000ULL)
+
 /* What the flagged syscalls cost, from their measured kernel time. */
 struct finding_cost {
 	bool known;
@@ -24,7 +36,12 @@ struct finding_cost {
 
 struct finding {
 	const char *id;
-	const char *severity;	/* "warning" or "info" */
+	const char *severity;	/* "info", "warning" or "critical" */
+	/*
+	 * The finding whose cost this one explains (its cost is not counted
+	 * twice: cost.known is false), or NULL.
+	 */
+	const char *see;
 	pid_t *pids;
 	size_t npids;
 	char *message;

@@ -7,6 +7,7 @@
 #include "hist.h"
 #include "json.h"
 #include "report.h"
+#include "roles.h"
 
 static void json_hist(struct json *j, const __u64 *slots)
 {
@@ -234,6 +235,36 @@ static void json_cost(struct json *j, const struct finding_cost *c)
 	json_obj_end(j);
 }
 
+static void json_group(struct json *j, const char *key,
+		       const struct role_group *g)
+{
+	json_obj_begin(j, key);
+	json_u64(j, "processes", g->procs);
+	json_u64(j, "tz_accesses", g->tz);
+	json_u64(j, "clock_syscalls", g->clock);
+	json_obj_end(j);
+}
+
+/* Parent versus children per process tree (roles.h), the busiest first. */
+static void json_trees(struct json *j, const struct model *m)
+{
+	struct proc_trees trees;
+
+	roles_build(m, &trees);
+	json_arr_begin(j, "trees");
+	for (size_t i = 0; i < trees.n; i++) {
+		json_obj_begin(j, NULL);
+		json_i64(j, "root", trees.v[i].root);
+		json_i64(j, "forker", trees.v[i].forker);
+		json_u64(j, "wrappers", trees.v[i].wrappers);
+		json_group(j, "parent", &trees.v[i].parent);
+		json_group(j, "children", &trees.v[i].children);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	roles_free(&trees);
+}
+
 static void json_findings(struct json *j, const struct findings *fs)
 {
 	json_arr_begin(j, "findings");
@@ -250,6 +281,10 @@ static void json_findings(struct json *j, const struct findings *fs)
 		json_str(j, "message", f->message);
 		json_str(j, "fix", f->fix);
 		json_cost(j, &f->cost);
+		if (f->see)
+			json_str(j, "see", f->see);
+		else
+			json_null(j, "see");
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -368,6 +403,7 @@ void report_json_compare(FILE *f, const struct model *m,
 		json_proc(&j, m, &m->procs[i]);
 	json_arr_end(&j);
 	json_folded(&j, m);
+	json_trees(&j, m);
 	json_findings(&j, fs);
 	if (cmp)
 		compare_json(&j, cmp);

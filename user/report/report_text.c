@@ -7,6 +7,7 @@
 #include "escape.h"
 #include "hist.h"
 #include "report.h"
+#include "roles.h"
 #include "util.h"
 
 #define DEFAULT_TOP 30
@@ -200,13 +201,7 @@ static void print_folded(FILE *f, const struct model *m)
 	}
 }
 
-struct group {
-	size_t procs;
-	uint64_t tz;
-	uint64_t clock;
-};
-
-static void print_group(FILE *f, const char *name, const struct group *g)
+static void print_group(FILE *f, const char *name, const struct role_group *g)
 {
 	char a[32], b[32], c[32], d[32];
 	double n = g->procs ? g->procs : 1;
@@ -218,25 +213,51 @@ static void print_group(FILE *f, const char *name, const struct group *g)
 		fmt_count(d, sizeof(d), (uint64_t)(g->clock / n + 0.5)));
 }
 
+/* "tree of pid 10 (timeout): the parent is pid 11 (tar), below 1 wrapper" */
+static void print_tree_line(FILE *f, const struct model *m,
+			    const struct proc_tree *t)
+{
+	const struct proc_model *root = model_find(m, t->root);
+	const struct proc_model *forker = model_find(m, t->forker);
+	char rc[80], fc[80];
+
+	escape_bytes(rc, sizeof(rc), root->comm, strlen(root->comm));
+	escape_bytes(fc, sizeof(fc), forker->comm, strlen(forker->comm));
+	fprintf(f, "  tree of pid %d (%s)", t->root, rc);
+	if (t->wrappers)
+		fprintf(f, ": the parent is pid %d (%s), below %zu wrapper%s "
+			"that made no events", t->forker, fc, t->wrappers,
+			t->wrappers == 1 ? "" : "s");
+	fputc('\n', f);
+}
+
+/*
+ * One table per process tree with children, the busiest first; the
+ * parent is the tree's forker (roles.h), not a wrapper in front of it.
+ */
 static void print_parent_vs_children(FILE *f, const struct model *m)
 {
-	struct group parent = {}, children = {};
+	struct proc_trees trees;
+	size_t shown = 0;
 
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct proc_model *p = &m->procs[i];
-		struct group *g = p->depth == 0 ? &parent : &children;
+	roles_build(m, &trees);
+	for (size_t i = 0; i < trees.n; i++) {
+		const struct proc_tree *t = &trees.v[i];
 
-		g->procs++;
-		g->tz += proc_tz_accesses(p);
-		g->clock += proc_clock_syscalls(p);
+		if (!t->children.procs)
+			continue;
+		if (!shown++) {
+			fprintf(f, "\nPARENT VERSUS CHILDREN\n");
+			fprintf(f, "  %-10s %9s %14s %12s %16s %12s\n", "",
+				"PROCESSES", "TZ-ACCESSES", "PER-PROCESS",
+				"CLOCK-SYSCALLS", "PER-PROCESS");
+		}
+		if (trees.n > 1 || t->wrappers)
+			print_tree_line(f, m, t);
+		print_group(f, "parent", &t->parent);
+		print_group(f, "children", &t->children);
 	}
-	if (!children.procs)
-		return;
-	fprintf(f, "\nPARENT VERSUS CHILDREN\n");
-	fprintf(f, "  %-10s %9s %14s %12s %16s %12s\n", "", "PROCESSES",
-		"TZ-ACCESSES", "PER-PROCESS", "CLOCK-SYSCALLS", "PER-PROCESS");
-	print_group(f, "parent", &parent);
-	print_group(f, "children", &children);
+	roles_free(&trees);
 }
 
 /*
@@ -437,6 +458,8 @@ static void print_findings(FILE *f, const struct findings *fs)
 		fputs("\n    ", f);
 		escape_print(f, fd->message, ESCAPE_TEXT);
 		fputc('\n', f);
+		if (fd->see)
+			fprintf(f, "    cost: counted under %s\n", fd->see);
 		print_cost(f, &fd->cost);
 		fputs("    fix: ", f);
 		escape_print(f, fd->fix, ESCAPE_TEXT);
