@@ -171,6 +171,21 @@ static void verdict_counts(char *buf, size_t size, const char *what,
 		 what, fmt_count(a, sizeof(a), after));
 }
 
+/*
+ * A change of at least VERDICT_CLOCK_SHARE percent of the larger count and
+ * VERDICT_CLOCK_MIN syscalls: "873 -> 877" is noise, "5,000 -> 0" is not.
+ */
+#define VERDICT_CLOCK_SHARE	10
+#define VERDICT_CLOCK_MIN	10
+
+static bool clock_change_explained(uint64_t before, uint64_t after)
+{
+	uint64_t hi = before > after ? before : after;
+	uint64_t delta = hi - (before > after ? after : before);
+
+	return delta >= VERDICT_CLOCK_MIN && delta * 100 >= hi * VERDICT_CLOCK_SHARE;
+}
+
 static void build_verdict(struct compare *c)
 {
 	const struct compare_side *b = &c->side[ROLE_ALL][VARIANT_BEFORE];
@@ -195,8 +210,11 @@ static void build_verdict(struct compare *c)
 			 "no measurable change here (%.2fx, the ranges overlap)", x);
 	verdict_counts(tz, sizeof(tz), "tz accesses", b->tz_accesses,
 		       a->tz_accesses);
-	/* Clock syscalls only when there are any: most fixes are TZ's. */
-	if (b->clock_syscalls || a->clock_syscalls)
+	/*
+	 * Clock syscalls only when the fix changed them: most fixes are TZ's,
+	 * and a runtime's own reads of a CPU clock drift from run to run.
+	 */
+	if (clock_change_explained(b->clock_syscalls, a->clock_syscalls))
 		verdict_counts(clk, sizeof(clk), "clock syscalls",
 			       b->clock_syscalls, a->clock_syscalls);
 	snprintf(c->verdict, sizeof(c->verdict), "%s%s: %s%s%s", fix,

@@ -13,6 +13,7 @@
 #include "html.h"
 #include "report.h"
 #include "report_html.h"
+#include "roles.h"
 #include "util.h"
 
 #define HTML_PROCS_MAX	500
@@ -264,11 +265,7 @@ static void processes_section(FILE *f, const struct model *m)
 	fputs("</section>\n", f);
 }
 
-struct group {
-	uint64_t procs, tz, clk;
-};
-
-static void group_row(FILE *f, const char *name, const struct group *g)
+static void group_row(FILE *f, const char *name, const struct role_group *g)
 {
 	uint64_t n = g->procs ? g->procs : 1;
 	char c[4][32];
@@ -279,29 +276,32 @@ static void group_row(FILE *f, const char *name, const struct group *g)
 		"</tr>\n", name, name, (unsigned long long)g->procs,
 		(unsigned long long)g->tz, fmt_count(c[0], sizeof(c[0]), g->tz),
 		fmt_count(c[1], sizeof(c[1]), (g->tz + n / 2) / n),
-		(unsigned long long)g->clk, fmt_count(c[2], sizeof(c[2]), g->clk),
-		fmt_count(c[3], sizeof(c[3]), (g->clk + n / 2) / n));
+		(unsigned long long)g->clock, fmt_count(c[2], sizeof(c[2]), g->clock),
+		fmt_count(c[3], sizeof(c[3]), (g->clock + n / 2) / n));
 }
 
+/* The busiest process tree with children (roles.h): its forker is the parent. */
 static void parent_children_section(FILE *f, const struct model *m)
 {
-	struct group g[2] = {};
+	const struct role_group *g[2] = { NULL, NULL };
 	struct html_bar bars[4];
+	struct proc_trees trees;
 
-	for (size_t i = 0; i < m->nprocs; i++) {
-		struct group *x = &g[m->procs[i].depth ? 1 : 0];
-
-		x->procs++;
-		x->tz += proc_tz_accesses(&m->procs[i]);
-		x->clk += proc_clock_syscalls(&m->procs[i]);
-	}
-	if (!g[0].procs || !g[1].procs)
+	roles_build(m, &trees);
+	for (size_t i = 0; i < trees.n && !g[0]; i++)
+		if (trees.v[i].children.procs) {
+			g[0] = &trees.v[i].parent;
+			g[1] = &trees.v[i].children;
+		}
+	if (!g[0]) {
+		roles_free(&trees);
 		return;
+	}
 	fputs("<section id=\"parent-children\">\n<h2>Parent versus children</h2>\n", f);
-	bars[0] = (struct html_bar){ "parent: tz accesses", g[0].tz / g[0].procs, "tz" };
-	bars[1] = (struct html_bar){ "per child: tz accesses", g[1].tz / g[1].procs, "tz" };
-	bars[2] = (struct html_bar){ "parent: clock syscalls", g[0].clk / g[0].procs, "clk" };
-	bars[3] = (struct html_bar){ "per child: clock syscalls", g[1].clk / g[1].procs, "clk" };
+	bars[0] = (struct html_bar){ "parent: tz accesses", g[0]->tz / g[0]->procs, "tz" };
+	bars[1] = (struct html_bar){ "per child: tz accesses", g[1]->tz / g[1]->procs, "tz" };
+	bars[2] = (struct html_bar){ "parent: clock syscalls", g[0]->clock / g[0]->procs, "clk" };
+	bars[3] = (struct html_bar){ "per child: clock syscalls", g[1]->clock / g[1]->procs, "clk" };
 	html_bar_chart(f, "fig-pvc", "Parent versus children, per process",
 		       "Time-zone file accesses and clock syscalls of the parent "
 		       "against the average child; the table below has the totals",
@@ -310,9 +310,10 @@ static void parent_children_section(FILE *f, const struct model *m)
 	      "<th class=\"num\">TZ accesses</th><th class=\"num\">per process</th>"
 	      "<th class=\"num\">Clock syscalls</th><th class=\"num\">per process</th>"
 	      "</tr></thead>\n<tbody>\n", f);
-	group_row(f, "parent", &g[0]);
-	group_row(f, "children", &g[1]);
+	group_row(f, "parent", g[0]);
+	group_row(f, "children", g[1]);
 	fputs("</tbody></table>\n</section>\n", f);
+	roles_free(&trees);
 }
 
 static void latency_merge(struct latency *dst, const struct latency *src)
