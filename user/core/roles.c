@@ -47,11 +47,21 @@ bool roles_descends(const struct model *m, const struct proc_model *p,
 	return false;
 }
 
-static void group_add(struct role_group *g, const struct proc_model *p)
+static void group_add(const struct model *m, struct role_group *g,
+		      const struct proc_model *p)
 {
+	uint64_t start = p->start_ns > m->start_ns ? p->start_ns : m->start_ns;
+	uint64_t end = p->exit_ns ? p->exit_ns : m->end_ns;
+
 	g->procs++;
 	g->tz += proc_tz_accesses(p);
 	g->clock += proc_clock_syscalls(p);
+	if (p->exit_ns) {
+		g->cpu_ns += p->cpu_ns;
+		g->cpu_procs++;
+	}
+	if (end > start)
+		g->wall_ns += end - start;
 }
 
 static void tree_of_root(const struct model *m, const struct proc_model *root,
@@ -66,12 +76,12 @@ static void tree_of_root(const struct model *m, const struct proc_model *root,
 		forker = next;
 	}
 	t->forker = forker->pid;
-	group_add(&t->parent, forker);
+	group_add(m, &t->parent, forker);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
 
 		if (p != forker && roles_descends(m, p, forker))
-			group_add(&t->children, p);
+			group_add(m, &t->children, p);
 	}
 }
 

@@ -16,6 +16,9 @@ struct role_group {
 	size_t procs;
 	uint64_t tz;		/* time-zone accesses */
 	uint64_t clock;		/* clock syscalls */
+	uint64_t cpu_ns;	/* CPU time of those that exited */
+	size_t cpu_procs;	/* how many: the others' is not known yet */
+	uint64_t wall_ns;	/* from start (or the trace's) to exit or end */
 };
 
 struct proc_tree {

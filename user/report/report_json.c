@@ -242,6 +242,9 @@ static void json_group(struct json *j, const char *key,
 	json_u64(j, "processes", g->procs);
 	json_u64(j, "tz_accesses", g->tz);
 	json_u64(j, "clock_syscalls", g->clock);
+	json_u64(j, "cpu_ns", g->cpu_ns);
+	json_u64(j, "cpu_processes", g->cpu_procs);
+	json_u64(j, "wall_ns", g->wall_ns);
 	json_obj_end(j);
 }
 

@@ -203,14 +203,19 @@ static void print_folded(FILE *f, const struct model *m)
 
 static void print_group(FILE *f, const char *name, const struct role_group *g)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], cpu[32] = "-", wall[32];
 	double n = g->procs ? g->procs : 1;
 
-	fprintf(f, "  %-10s %9zu %14s %12s %16s %12s\n", name, g->procs,
-		fmt_count(a, sizeof(a), g->tz),
+	/* CPU time is the kernel's at exit: per process that exited. */
+	if (g->cpu_procs)
+		fmt_duration(cpu, sizeof(cpu), g->cpu_ns / g->cpu_procs);
+	fmt_duration(wall, sizeof(wall), g->wall_ns / n);
+	fprintf(f, "  %-10s %9zu %14s %12s %16s %12s %12s %12s\n", name,
+		g->procs, fmt_count(a, sizeof(a), g->tz),
 		fmt_count(b, sizeof(b), (uint64_t)(g->tz / n + 0.5)),
 		fmt_count(c, sizeof(c), g->clock),
-		fmt_count(d, sizeof(d), (uint64_t)(g->clock / n + 0.5)));
+		fmt_count(d, sizeof(d), (uint64_t)(g->clock / n + 0.5)), cpu,
+		wall);
 }
 
 /* "tree of pid 10 (timeout): the parent is pid 11 (tar), below 1 wrapper" */
@@ -248,9 +253,10 @@ static void print_parent_vs_children(FILE *f, const struct model *m)
 			continue;
 		if (!shown++) {
 			fprintf(f, "\nPARENT VERSUS CHILDREN\n");
-			fprintf(f, "  %-10s %9s %14s %12s %16s %12s\n", "",
-				"PROCESSES", "TZ-ACCESSES", "PER-PROCESS",
-				"CLOCK-SYSCALLS", "PER-PROCESS");
+			fprintf(f, "  %-10s %9s %14s %12s %16s %12s %12s %12s\n",
+				"", "PROCESSES", "TZ-ACCESSES", "PER-PROCESS",
+				"CLOCK-SYSCALLS", "PER-PROCESS", "CPU/PROCESS",
+				"WALL/PROCESS");
 		}
 		if (trees.n > 1 || t->wrappers)
 			print_tree_line(f, m, t);
