@@ -37,6 +37,13 @@ teardown() {
 	jq -e --argjson p "$parent" '.findings[] | select(.id == "tz-children-repeat") |
 		(.message | endswith("in the parent pid \($p)")) and .cost == null and
 		.see == "tz-repeated-access"' "$T/r.json"
+	# CPU time per role: the kernel's figures of the processes it holds.
+	[ "$(jqr "$T/r.json" '.trees[0].children.cpu_processes')" -eq 2 ]
+	[ "$(jqr "$T/r.json" '.trees[0].children.cpu_ns')" -eq \
+	  "$(jqr "$T/r.json" "[.processes[] | select(.ppid == $parent) | .cpu_ns] | add")" ]
+	[ "$(jqr "$T/r.json" '.trees[0].parent.cpu_ns')" -eq \
+	  "$(jqr "$T/r.json" ".processes[] | select(.pid == $parent) | .cpu_ns")" ]
+	[ "$(jqr "$T/r.json" '.trees[0].parent.cpu_ns')" -gt 0 ]
 	# Its severity is the one of the finding whose cost it explains.
 	[ "$(jqr "$T/r.json" '[.findings[] | select(.id | startswith("tz-")) | .severity] | unique | length')" -eq 1 ]
 	# The text names the real parent and the wrapper it skipped.

@@ -51,12 +51,12 @@ static void group_add(const struct model *m, struct role_group *g,
 		      const struct proc_model *p)
 {
 	uint64_t start = p->start_ns > m->start_ns ? p->start_ns : m->start_ns;
-	uint64_t end = p->exit_ns ? p->exit_ns : m->end_ns;
+	uint64_t end = p->exited && p->exit_ns ? p->exit_ns : m->end_ns;
 
 	g->procs++;
 	g->tz += proc_tz_accesses(p);
 	g->clock += proc_clock_syscalls(p);
-	if (p->exit_ns) {
+	if (p->exited) {
 		g->cpu_ns += p->cpu_ns;
 		g->cpu_procs++;
 	}

@@ -192,8 +192,10 @@ static void json_proc(struct json *j, const struct model *m,
 		json_u64(j, "exit_ns", p->exit_ns > m->start_ns ?
 			 p->exit_ns - m->start_ns : 0);
 		json_i64(j, "exit_status", p->exit_status);
+		json_u64(j, "cpu_ns", p->cpu_ns);
 	} else {
 		json_null(j, "exit_ns");
+		json_null(j, "cpu_ns");
 	}
 	if (p->tz_state == ENV_UNKNOWN)
 		json_null(j, "tz_env");
