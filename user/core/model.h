@@ -94,6 +94,9 @@ struct proc_model {
 	uint64_t maps_hash;
 	uint64_t maps_next_ns;
 	uint32_t maps_gap_ms;
+	/* --lang: rescans left to find an interpreter the loader maps later. */
+	uint8_t lang_rescans;
+	uint64_t lang_next_ns;		/* the next one, CLOCK_MONOTONIC */
 	struct libc_stats *libc;	/* LIBC_FN_MAX of them; NULL: none seen */
 	struct caller_stat *callers;
 	size_t ncallers;

@@ -23,6 +23,7 @@
 
 #define MAPS_MAX	(4 << 20)
 
+
 /* Where Debian and a local build put the interpreters. */
 static const char *const system_globs[] = {
 	"/usr/lib/*-linux-gnu/libruby*.so*", "/usr/local/lib/libruby*.so*",
@@ -235,6 +236,7 @@ static void register_frames(struct lang_probe *lp, const struct lang_file *f,
 struct mapped_ctx {
 	struct lang_probe *lp;
 	pid_t pid;
+	bool found;
 };
 
 static void probe_exec_mapping(const struct maps_entry *e, void *ctx)
@@ -246,15 +248,73 @@ static void probe_exec_mapping(const struct maps_entry *e, void *ctx)
 	if (!e->exec)
 		return;
 	f = probe_mapped(c->lp, c->pid, e);
+	/* A python3.11 that only loads libpython is not the interpreter. */
+	if (f && (f->frame || f->links[0]))
+		c->found = true;
 	if (f && f->frame)
 		register_frames(c->lp, f, c->pid, e);
 }
 
-void lang_probe_process(struct lang_probe *lp, pid_t pid)
+bool lang_probe_process(struct lang_probe *lp, pid_t pid)
 {
-	struct mapped_ctx c = { lp, pid };
+	struct mapped_ctx c = { lp, pid, false };
 
 	maps_for_each_file(pid, MAPS_MAX, probe_exec_mapping, &c);
+	return c.found;
+}
+
+/* After an exec, ms: soon (the loader), then now and then (dlopen). */
+static const unsigned int rescan_ms[] = { 2, 10, 50, 250, 500, 1000, 2000 };
+
+static void schedule(struct proc_model *p, uint64_t since)
+{
+	unsigned int done = ARRAY_SIZE(rescan_ms) - p->lang_rescans;
+
+	p->lang_next_ns = since + rescan_ms[done] * 1000000ULL;
+}
+
+void lang_probe_exec(struct lang_probe *lp, struct proc_model *p)
+{
+	p->lang_rescans = 0;
+	if (lang_probe_process(lp, p->pid))
+		return;
+	p->lang_rescans = ARRAY_SIZE(rescan_ms);
+	schedule(p, now_ns());
+}
+
+void lang_probe_rescan(struct lang_probe *lp, struct model *m)
+{
+	uint64_t now = now_ns();
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc_model *p = &m->procs[i];
+
+		if (p->exited || !p->lang_rescans || now < p->lang_next_ns)
+			continue;
+		if (lang_probe_process(lp, p->pid) || !--p->lang_rescans)
+			p->lang_rescans = 0;
+		else
+			schedule(p, p->lang_next_ns - rescan_ms[ARRAY_SIZE(rescan_ms) -
+				 p->lang_rescans - 1] * 1000000ULL);
+	}
+}
+
+int lang_probe_wait_ms(const struct lang_probe *lp, const struct model *m,
+		       int idle_ms)
+{
+	uint64_t now = now_ns(), next = UINT64_MAX;
+
+	(void)lp;
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (!m->procs[i].exited && m->procs[i].lang_rescans &&
+		    m->procs[i].lang_next_ns < next)
+			next = m->procs[i].lang_next_ns;
+	if (next == UINT64_MAX)
+		return idle_ms;
+	if (next <= now)
+		return 0;
+	return (next - now) / 1000000 + 1 < (uint64_t)idle_ms ?
+	       (int)((next - now) / 1000000 + 1) : idle_ms;
 }
 
 /* A string the BPF side read: bounded, whatever the process wrote. */

@@ -25,8 +25,19 @@ struct lang_probe {
 
 /* The system's interpreters: call before PROG runs. */
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose);
-/* The interpreter files pid maps (an exec, an attach target). */
-void lang_probe_process(struct lang_probe *lp, pid_t pid);
+/* The interpreter files pid maps: true when one is read or probed. */
+bool lang_probe_process(struct lang_probe *lp, pid_t pid);
+/*
+ * At an exec: now, and if no interpreter is mapped yet (a shared
+ * libpython, an embedding program's, which the loader maps after exec),
+ * again 2, 10, 50 ms ... 2 s later, until one is.
+ */
+void lang_probe_exec(struct lang_probe *lp, struct proc_model *p);
+/* In the loop: the rescans that are due. */
+void lang_probe_rescan(struct lang_probe *lp, struct model *m);
+/* How long the loop may sleep before the next rescan is due. */
+int lang_probe_wait_ms(const struct lang_probe *lp, const struct model *m,
+		       int idle_ms);
 /* The frames the BPF side counted, into every process of m. */
 void lang_probe_collect(struct lang_probe *lp, struct model *m);
 void lang_probe_close(struct lang_probe *lp);

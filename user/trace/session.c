@@ -198,7 +198,7 @@ static void on_event(void *ctx, const struct event *e)
 		 * C library of a new image is most often probed already.
 		 */
 		if (s->opts.lang)
-			lang_probe_process(&s->lang, p->pid);
+			lang_probe_exec(&s->lang, p);
 		if (s->opts.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
 		break;
@@ -629,8 +629,12 @@ static void loop_until_done(struct session *s)
 		s->model.start_ns + (uint64_t)(s->opts.duration * 1e9) : 0;
 
 	for (;;) {
-		int n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs),
-				   tracer_poll_timeout_ms(&s->tracer, POLL_MS));
+		int wait_ms = tracer_poll_timeout_ms(&s->tracer, POLL_MS);
+		int n;
+
+		if (s->opts.lang)
+			wait_ms = lang_probe_wait_ms(&s->lang, &s->model, wait_ms);
+		n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), wait_ms);
 
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
@@ -655,6 +659,8 @@ static void loop_until_done(struct session *s)
 		update_status(s);
 		if (s->opts.libc)
 			libc_probe_rescan(&s->libc, &s->tracer, &s->model);
+		if (s->opts.lang)
+			lang_probe_rescan(&s->lang, &s->model);
 		if (deadline && now_ns() >= deadline)
 			return;
 		if (s->ops->over && s->ops->over(s))
