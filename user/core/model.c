@@ -466,11 +466,20 @@ uint64_t model_duration_ns(const struct model *m)
 	return m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
 }
 
+bool model_any_loss(const struct model *m)
+{
+	for (int i = 0; i < LOSS_MAX; i++)
+		if (m->losses[i])
+			return true;
+	return false;
+}
+
+/* Events only: the file reader's losses cost names, never counts. */
 uint64_t model_lost(const struct model *m)
 {
 	uint64_t sum = 0;
 
-	for (int i = 0; i < LOSS_MAX; i++)
+	for (int i = 0; i < LOSS_READER_STALLED; i++)
 		sum += m->losses[i];
 	return sum;
 }

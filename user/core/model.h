@@ -247,6 +247,8 @@ void model_delta(const struct model *prev, const struct model *cur,
 		 struct model *out);
 
 uint64_t model_duration_ns(const struct model *m);
+/* Any loss at all, the file reader's (names, not events) too. */
+bool model_any_loss(const struct model *m);
 uint64_t model_lost(const struct model *m);
 
 /* A process's stats of one libc function: zeros when it has none. */

@@ -121,11 +121,14 @@ static void kill_worker(void)
 	reap_zombies();
 }
 
+/*
+ * Never waited for: a reader stuck in a FUSE request sleeps in the kernel
+ * until its server answers, SIGKILL or not.  What is left is reaped by
+ * init once we are gone.
+ */
 void reader_stop(void)
 {
 	kill_worker();
-	for (size_t i = 0; i < rd.nzombies; i++)
-		waitpid(rd.zombies[i], NULL, 0);
 	rd.nzombies = 0;
 }
 

@@ -410,7 +410,7 @@ static void tz_paths_section(FILE *f, const struct model *m)
 
 static void losses_section(FILE *f, const struct model *m)
 {
-	if (!model_lost(m))
+	if (!model_any_loss(m))
 		return;
 	fputs("<section id=\"losses\">\n<h2>Not recorded</h2>\n<table><tbody>\n", f);
 	for (int i = 0; i < LOSS_MAX; i++)

@@ -475,7 +475,7 @@ static void print_findings(FILE *f, const struct findings *fs)
 
 static void print_losses(FILE *f, const struct model *m)
 {
-	if (!model_lost(m))
+	if (!model_any_loss(m))
 		return;
 	fprintf(f, "\nNOT RECORDED (counted, not silently dropped)\n");
 	for (int i = 0; i < LOSS_MAX; i++)
