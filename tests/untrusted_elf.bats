@@ -66,7 +66,7 @@ localtime_caller() {
 		select(.function == "localtime") | .caller'
 }
 
-@test "untrusted ELF: a call site inside 30,000 nested lexical blocks: no crash, the line still named" {
+@test "untrusted ELF: a call site inside 60,000 nested lexical blocks: no crash, the line still named" {
 	hostile deep-scopes
 	hostile_run deep-scopes
 	[[ "$(localtime_caller)" == do_work+0x* ]]

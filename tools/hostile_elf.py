@@ -7,7 +7,7 @@ the new section header table goes at the end of the file.
 
 Variants (issue 23), each against what clocktrace reads at report time:
   deep-scopes    .debug_info rewritten: one unit whose code sits inside
-                 30,000 nested DW_TAG_lexical_block's (a recursive scope
+                 60,000 nested DW_TAG_lexical_block's (a recursive scope
                  walk overflows its stack)
   many-symtabs   one symbol table listed by 20 section headers, with 2,000
                  functions whose names are 32 KiB each (they share bytes)
@@ -106,7 +106,7 @@ DW_AT_name, DW_AT_stmt_list, DW_AT_low_pc, DW_AT_high_pc = 0x3, 0x10, 0x11, 0x12
 DW_AT_comp_dir = 0x1b
 DW_FORM_addr, DW_FORM_data4, DW_FORM_data8 = 0x1, 0x6, 0x7
 DW_FORM_string, DW_FORM_sec_offset = 0x8, 0x17
-NESTING = 30000
+NESTING = 60000
 ENTSIZE_SYMS, ENTSIZE_HEADERS = 40000, 64
 
 
