@@ -7,8 +7,8 @@
  * within ELF_NAME_MAX, a build-id is hex, and every call returns.  The
  * seeds are tiny shared objects built by tests/fuzz/Makefile.fuzz.
  */
+#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -53,60 +53,84 @@ static void check_build_id(const char *id)
 		abort();
 }
 
-/* File offsets to name: a few from the input's last bytes. */
-static uint64_t probe_off(const uint8_t *data, size_t size, int i)
-{
-	uint64_t v = 0;
+/* Source lines looked up per input: one per function named. */
+#define LOOKUPS_MAX	64
 
-	for (int k = 0; k < 4 && (size_t)(i * 4 + k) < size; k++)
-		v = v << 8 | data[size - 1 - i * 4 - k];
-	return v % (size + 64);
+/* Whether the names a and b ("f", "f+0x10") are of one function. */
+static bool same_function(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "+");
+
+	return n == strcspn(b, "+") && !strncmp(a, b, n);
 }
 
-static void fuzz_lines(const struct elf_syms *s, const struct elf_func *main_fn,
-		       const uint8_t *data, size_t size)
+/*
+ * Every offset of the file named as a return address, and the first
+ * offset of each function named given a source line (libFuzzer's inputs
+ * are at most 4 KiB; a file given on the command line is walked whole).
+ */
+static void name_every_offset(const struct elf_syms *s, struct srcline *lines,
+			      size_t size)
 {
-	struct srcline *lines = srcline_open(elf_syms_fd(s), "fuzz");
+	char *last = NULL;
+	int lookups = 0;
 	uint64_t vaddr;
-	char *where;
 
-	if (!lines)
-		return;
-	for (int i = 0; i < 4; i++) {
-		if (elf_syms_call_vaddr(s, probe_off(data, size, i) + 1, &vaddr))
+	for (uint64_t off = 1; off <= size; off++) {
+		char *name = elf_syms_name_ret_addr(s, off);
+
+		check_name(name);
+		if (!name)
 			continue;
-		free(srcline_lookup(lines, vaddr));
+		if (lines && lookups < LOOKUPS_MAX &&
+		    (!last || !same_function(last, name)) &&
+		    !elf_syms_call_vaddr(s, off, &vaddr)) {
+			free(srcline_lookup(lines, vaddr));
+			lookups++;
+		}
+		free(last);
+		last = name;
 	}
-	if (main_fn) {
-		where = srcline_lookup(lines, main_fn->vaddr);
-		free(where);
-	}
-	srcline_close(lines);
+	free(last);
+}
+
+/*
+ * A cap on any one allocation: libdw inflating a compressed section whole
+ * is what DWARF_ZSECTION_MAX stops.  Flags given later still win.
+ */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static char limit[] = "-malloc_limit_mb=192";
+	char **args = calloc(*argc + 2, sizeof(*args));
+
+	if (!args)
+		abort();
+	args[0] = (*argv)[0];
+	args[1] = limit;
+	memcpy(args + 2, *argv + 1, (*argc - 1) * sizeof(*args));
+	*argv = args;
+	(*argc)++;
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = input_fd(data, size);
+	struct srcline *lines;
 	struct py_binary py;
 	struct elf_func fn;
 	struct elf_syms *s;
-	bool found;
 
 	pyframe_binary(fd, &py);
 	s = elf_syms_load_fd(fd);
 	if (!s)
 		return 0;
 	check_build_id(elf_syms_build_id(s));
-	found = !elf_syms_find(s, "f", &fn);
-	if (found && strcmp(fn.name, "f"))
+	if (!elf_syms_find(s, "f", &fn) && strcmp(fn.name, "f"))
 		abort();
-	for (int i = 0; i < 4; i++) {
-		char *name = elf_syms_name_ret_addr(s, probe_off(data, size, i));
-
-		check_name(name);
-		free(name);
-	}
-	fuzz_lines(s, found ? &fn : NULL, data, size);
+	lines = srcline_open(elf_syms_fd(s), "fuzz");
+	name_every_offset(s, lines, size);
+	srcline_close(lines);
 	elf_syms_free(s);
 	return 0;
 }
