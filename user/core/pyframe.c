@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_bounds.h"
 #include "pyframe.h"
 
 /*
@@ -47,34 +48,26 @@ struct wanted {
 	uint64_t *vaddr;
 };
 
+/* In the one symbol table elf_bounds.h lets us read, within its caps. */
 static void find_symbols(Elf *elf, struct wanted *w, size_t n)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	struct elf_symtab t;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		size_t count;
+	if (elf_symtab_pick(elf, &t))
+		return;
+	for (size_t i = 0; i < t.count; i++) {
+		const char *name;
+		GElf_Sym sym;
+		size_t len;
 
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		if (!elf_symtab_get(&t, i, &sym, &name, &len) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
-		data = elf_getdata(scn, NULL);
-		count = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; data && i < count; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			for (size_t k = 0; name && k < n; k++)
-				if (!*w[k].vaddr && !strcmp(name, w[k].name))
-					*w[k].vaddr = sym.st_value;
-		}
+		for (size_t k = 0; k < n; k++)
+			if (!*w[k].vaddr && strlen(w[k].name) == len &&
+			    !memcmp(name, w[k].name, len))
+				*w[k].vaddr = sym.st_value;
 	}
 }
 

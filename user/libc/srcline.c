@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "elf_bounds.h"
 #include "srcline.h"
 #include "util.h"
 
@@ -24,6 +25,23 @@ struct srcline {
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;	/* module address = link-time address + bias */
 };
+
+/*
+ * libdw inflates compressed sections whole when it opens a file: its
+ * section headers are read first, with libelf, against elf_bounds.h.
+ */
+static bool dwarf_affordable(int fd)
+{
+	Elf *elf;
+	bool ok;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = elf && elf_kind(elf) == ELF_K_ELF && elf_dwarf_within_caps(elf, fd);
+	elf_end(elf);
+	return ok;
+}
 
 /*
  * Only the build-id directory, which root owns: a debuglink is a name the
@@ -49,6 +67,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		n += snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
 	fd = open_regular(path);
+	if (fd >= 0 && !dwarf_affordable(fd)) {
+		close(fd);
+		return -1;
+	}
 	if (fd >= 0)
 		*debuginfo_file_name = xstrdup(path);
 	return fd;
@@ -94,8 +116,10 @@ struct srcline *srcline_open(int fd, const char *name)
 	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	Dwarf *dw;
 
+	if (own < 0 || !dwarf_affordable(own))
+		goto fail;
 	s->dwfl = dwfl_begin(&callbacks);
-	if (own < 0 || !s->dwfl)
+	if (!s->dwfl)
 		goto fail;
 	/* libdwfl owns (and closes) the descriptor from here. */
 	s->mod = dwfl_report_offline(s->dwfl, name, name, own);
@@ -151,24 +175,78 @@ static const char *comp_dir(Dwarf_Die *cu)
 	return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
 }
 
-/* The scopes holding addr, from its innermost through every inline. */
+/* DIEs without code of their own whose children may have some (C++). */
+static bool is_container(Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The DIEs holding addr from the unit down, path[0] the unit and
+ * path[n - 1] the innermost scope; n is returned.  Not dwarf_getscopes():
+ * it recurses once per level of nesting, and a file with 30,000 nested
+ * blocks overflows the stack.  This walk keeps its own stack, at most
+ * DWARF_SCOPE_DEPTH_MAX deep, and stops after DWARF_SCOPE_DIES_MAX DIEs:
+ * what lies deeper is not named.  at[d] is the child of path[d] being
+ * looked at; containers are entered and left when they hold nothing.
+ */
+static int pc_path(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *path)
+{
+	Dwarf_Die at[DWARF_SCOPE_DEPTH_MAX];
+	unsigned long dies = 0;
+	int d = 0;
+
+	path[0] = *cu;
+	if (dwarf_child(cu, &at[0]))
+		return 1;
+	while (++dies <= DWARF_SCOPE_DIES_MAX) {
+		bool code = dwarf_haspc(&at[d], addr) > 0;
+
+		if ((code || is_container(&at[d])) &&
+		    d + 1 < DWARF_SCOPE_DEPTH_MAX) {
+			path[d + 1] = at[d];
+			if (!dwarf_child(&at[d], &at[d + 1])) {
+				d++;
+				continue;
+			}
+			if (code)
+				return d + 2;
+		} else if (code) {
+			return d + 1;	/* deeper than the cap */
+		}
+		/* The next sibling, leaving the containers that ran out. */
+		while (dwarf_siblingof(&at[d], &at[d]) != 0) {
+			if (!d || !is_container(&path[d]))
+				return d + 1;
+			d--;
+		}
+	}
+	return d + 1;
+}
+
+/*
+ * What the innermost scope of addr is inlined into, innermost first: the
+ * DW_TAG_inlined_subroutine DIEs around it.  malloc'd, n returned.
+ */
 static int nested_scopes(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **out)
 {
-	Dwarf_Die *pc_scopes = NULL;
-	int n = dwarf_getscopes(cu, addr, &pc_scopes);
+	Dwarf_Die *path = xcalloc(DWARF_SCOPE_DEPTH_MAX, sizeof(*path));
+	int n = pc_path(cu, addr, path);
 
-	*out = NULL;
-	if (n <= 0) {
-		free(pc_scopes);
-		return 0;
-	}
-	/*
-	 * dwarf_getscopes follows an inline to its abstract definition;
-	 * the DIEs around the innermost one are the calls it sits in.
-	 */
-	n = dwarf_getscopes_die(&pc_scopes[0], out);
-	free(pc_scopes);
-	return n > 0 ? n : 0;
+	*out = xcalloc(n, sizeof(**out));
+	for (int i = 0; i < n; i++)
+		(*out)[i] = path[n - 1 - i];
+	free(path);
+	return n;
 }
 
 /* Where an inlined call was made: "FILE:LINE", or "line N" in main_file. */

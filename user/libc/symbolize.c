@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_bounds.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -42,22 +43,21 @@ static bool is_func(unsigned char info)
 	return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
-static Elf_Data *versym_data(Elf *elf, Elf_Scn *dynsym)
+static Elf_Data *versym_data(Elf *elf, size_t dynsym)
 {
 	Elf_Scn *scn = NULL;
-	size_t want = elf_ndxscn(dynsym);
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym &&
-		    sh.sh_link == want)
+		    sh.sh_link == dynsym)
 			return elf_getdata(scn, NULL);
 	}
 	return NULL;
 }
 
 static void add_sym(struct elf_syms *s, size_t *cap, const char *name,
-		    const GElf_Sym *sym, bool hidden)
+		    size_t len, const GElf_Sym *sym, bool hidden)
 {
 	struct sym *n;
 
@@ -66,34 +66,62 @@ static void add_sym(struct elf_syms *s, size_t *cap, const char *name,
 		s->syms = xrealloc(s->syms, *cap, sizeof(*s->syms));
 	}
 	n = &s->syms[s->nsyms++];
-	n->name = xstrdup(name);
+	n->name = xcalloc(len + 1, 1);
+	memcpy(n->name, name, len);
 	n->vaddr = sym->st_value;
 	n->size = sym->st_size;
 	n->ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
 	n->hidden = hidden;
 }
 
-static void read_symtab(struct elf_syms *s, size_t *cap, Elf *elf,
-			Elf_Scn *scn, const GElf_Shdr *sh)
+/*
+ * .symtab names a versioned symbol "name@@VER" (the default) or "name@VER"
+ * where .dynsym has the name and a version table: *len cut to the name
+ * alone, and true for a version other than the default.
+ */
+static bool cut_version(const char *name, size_t *len)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	Elf_Data *vers = sh->sh_type == SHT_DYNSYM ? versym_data(elf, scn) : NULL;
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	const char *at = memchr(name, '@', *len);
 
-	for (size_t i = 0; data && i < n; i++) {
+	if (!at || at == name)
+		return false;
+	*len = at - name;
+	return at[1] != '@';
+}
+
+/*
+ * The functions of the one table elf_symtab_pick() chose, until
+ * ELF_NAME_BYTES_MAX of names are kept: the caps of elf_bounds.h.
+ */
+static void read_symtab(struct elf_syms *s, Elf *elf)
+{
+	struct elf_symtab t;
+	Elf_Data *vers;
+	size_t cap = 0, kept = 0;
+
+	if (elf_symtab_pick(elf, &t))
+		return;
+	vers = t.dynamic ? versym_data(elf, t.ndx) : NULL;
+	for (size_t i = 0; i < t.count; i++) {
 		GElf_Versym vs = 0;
 		const char *name;
 		GElf_Sym sym;
+		bool hidden;
+		size_t len;
 
-		if (!gelf_getsym(data, i, &sym) || !is_func(sym.st_info) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+		if (!elf_symtab_get(&t, i, &sym, &name, &len) ||
+		    !is_func(sym.st_info) || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value)
 			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
+		kept += len + 1;
+		if (kept > ELF_NAME_BYTES_MAX)
+			break;
 		if (vers)
 			gelf_getversym(vers, i, &vs);
-		add_sym(s, cap, name, &sym, vs & VERSYM_HIDDEN);
+		hidden = vs & VERSYM_HIDDEN;
+		if (!t.dynamic)
+			hidden = cut_version(name, &len);
+		add_sym(s, &cap, name, len, &sym, hidden);
 	}
 }
 
@@ -143,16 +171,22 @@ static char *note_build_id(Elf_Data *data)
 	return NULL;
 }
 
+/* Notes looked through: at most ELF_READ_MAX bytes of them. */
 static void read_build_id(struct elf_syms *s, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
+	uint64_t examined = 0;
 	GElf_Shdr sh;
 
 	while (!s->build_id && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    (sh.sh_flags & SHF_COMPRESSED))
 			continue;
+		examined += sh.sh_size;
+		if (examined > ELF_READ_MAX)
+			return;
 		data = elf_getdata(scn, NULL);
 		if (data && data->d_buf)
 			s->build_id = note_build_id(data);
@@ -171,16 +205,8 @@ static int by_vaddr(const void *a, const void *b)
 
 static void read_elf(struct elf_syms *s, Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-	GElf_Shdr sh;
-
-	/* .symtab (when not stripped) and .dynsym: all we can name. */
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB ||
-					       sh.sh_type == SHT_DYNSYM))
-			read_symtab(s, &cap, elf, scn, &sh);
-	}
+	/* .symtab when not stripped (it holds .dynsym's too), else .dynsym. */
+	read_symtab(s, elf);
 	read_segments(s, elf);
 	read_build_id(s, elf);
 	if (s->nsyms)
