@@ -121,8 +121,13 @@ reader_pid() {
 	kill -TERM "$CTP"
 	wait "$CTP"
 	CTP=
-	# Gone with the tracer.
-	run ! kill -0 "$r"
+	# Gone with the tracer (reaped, or a zombie init will reap).
+	for _ in $(seq 40); do
+		[ ! -e "/proc/$r" ] || grep -q '^State:.*Z' "/proc/$r/status" || {
+			sleep 0.05; continue; }
+		break
+	done
+	run ! grep -Eq '^State:[[:space:]]+[RSD]' "/proc/$r/status"
 }
 
 @test "reader: SIGTERM ends a session whose reader is stalled, without waiting for it" {

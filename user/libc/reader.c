@@ -122,13 +122,17 @@ static void kill_worker(void)
 }
 
 /*
- * Never waited for: a reader stuck in a FUSE request sleeps in the kernel
- * until its server answers, SIGKILL or not.  What is left is reaped by
- * init once we are gone.
+ * Waited for 200 ms at most: a reader stuck in a FUSE request sleeps in
+ * the kernel until its server answers, SIGKILL or not.  What is left is
+ * reaped by init once we are gone.
  */
 void reader_stop(void)
 {
 	kill_worker();
+	for (int i = 0; i < 40 && rd.nzombies; i++) {
+		usleep(5000);
+		reap_zombies();
+	}
 	rd.nzombies = 0;
 }
 
