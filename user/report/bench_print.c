@@ -53,6 +53,13 @@ static void print_tz_verdict(FILE *f, const struct bench_verdict *v)
 
 		if (isnan(t->unset_ns) || isnan(t->set_ns))
 			continue;
+		/* Within half a nanosecond, or slower: no "saves -0 ns". */
+		if (t->unset_ns - t->set_ns < 0.5) {
+			fprintf(f, "  %-12s TZ=%s saves nothing here (%.0f -> "
+				"%.0f ns)\n", t->name, BENCH_TZ_FILE,
+				t->unset_ns, t->set_ns);
+			continue;
+		}
 		fprintf(f, "  %-12s TZ=%s saves %.0f ns per call "
 			"(%.0f -> %.0f ns, %.1fx)\n", t->name, BENCH_TZ_FILE,
 			t->unset_ns - t->set_ns, t->unset_ns, t->set_ns,
