@@ -41,7 +41,7 @@ wait_attached() {
 	sleep 1
 	kill -USR1 "$WL"
 	wait "$ct"
-	[ ! -s "$T/ct" ] || ! grep -q 'events,' "$T/ct"
+	run -1 grep -q 'events,' "$T/ct"
 	jq -e '.mode == "attach" and (has("exit") | not)' "$T/r.json"
 	[ "$(jqr "$T/r.json" '.processes | length')" -eq 2 ]
 	[ "$(jqr "$T/r.json" ".processes[] | select(.pid == $WL) | .tz.paths[\"/etc/localtime\"].stat")" -eq 1000 ]
@@ -114,7 +114,7 @@ wait_attached() {
 @test "attach --comm: waits for a process that has the name yet to start" {
 	mkdir -p "$T/b"
 	cp "$TOOLS/forktree" "$T/b/notyetstarted"
-	! pgrep -x notyetstarted
+	run -1 pgrep -x notyetstarted
 	"$CT" attach --comm notyetstarted -d 2 --json -o "$T/r.json" 2>"$T/ct" &
 	ct=$!
 	sleep 0.7

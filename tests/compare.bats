@@ -139,6 +139,6 @@ teardown() {
 		pgrep -f 'run --compare --repeat 5 -- sleep 0.377' >/dev/null || break
 		sleep 0.1
 	done
-	! pgrep -f 'run --compare --repeat 5 -- sleep 0.377'
+	run -1 pgrep -f 'run --compare --repeat 5 -- sleep 0.377'
 	[ "$(our_progs)" -eq 0 ]
 }

@@ -69,7 +69,7 @@ PY
 	want=$(workload_sum "$T/wl" tz_stat)
 	[ "$want" -eq 28 ]
 	[ "$(om_sum "$T/om.txt" clocktrace_tz_accesses "{'comm': 'forktree'}")" -eq "$want" ]
-	! grep -q 'pid=' "$T/om.txt"
+	run -1 grep -q 'pid=' "$T/om.txt"
 	[ "$(grep -c '^clocktrace_tz_accesses_total{' "$T/om.txt")" -eq 1 ]
 	"$CT" run --format openmetrics --metrics-by pid -o "$T/pid.txt" -- \
 		"$TOOLS/forktree" -D 1 -W 3 -k 7 2>"$T/wl"
@@ -215,7 +215,7 @@ promql() {
 	curl -sf -H 'Accept: application/openmetrics-text' -o "$T/m" \
 		"http://127.0.0.1:$port/metrics"
 	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': 'misbehave'}")" -ge 30 ]
-	! grep -q 'comm=""' "$T/m"
+	run -1 grep -q 'comm=""' "$T/m"
 	kill -TERM "$CTPID"
 	wait "$CTPID"
 	CTPID=

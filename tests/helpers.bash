@@ -1,4 +1,7 @@
 # Shared by the bats files.  Tests run as root against the real binary.
+# A mid-test "! cmd" is no assertion (errexit ignores it; make lint says
+# so): "run -1 grep ..." asserts no match and that grep read its file.
+bats_require_minimum_version 1.5.0
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 CT="$ROOT/clocktrace"
 CT=${CLOCKTRACE_BIN:-$CT}

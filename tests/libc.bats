@@ -180,7 +180,7 @@ flamegraph_svg() {
 	grep -Eq '^tzloop;do_work \(tzloop\.c:[0-9]+\);localtime 360$' "$tmp/out.folded"
 	[ "$calls" -eq 360 ]
 	# Every line is "frames count", frames without spaces around ';'.
-	! grep -Ev '^[^;]+(;[^;]+)+ [0-9]+$' "$tmp/out.folded"
+	run -1 grep -Ev '^[^;]+(;[^;]+)+ [0-9]+$' "$tmp/out.folded"
 	flamegraph_svg < "$tmp/out.folded" > "$tmp/fg.svg"
 	grep -q 'localtime (360 samples' "$tmp/fg.svg"
 }
