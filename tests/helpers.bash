@@ -2,7 +2,8 @@
 # A mid-test "! cmd" is no assertion (errexit ignores it; make lint says
 # so): "run -1 grep ..." asserts no match and that grep read its file.
 bats_require_minimum_version 1.5.0
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# The tree this file is in (tests/perf/*.bats load it as ../helpers).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CT="$ROOT/clocktrace"
 CT=${CLOCKTRACE_BIN:-$CT}
 TOOLS="$ROOT/tools"
@@ -57,4 +58,27 @@ forktree_exact() {
 	done < <(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' "$T/err")
 	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq 143 ]
 	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}
+
+# Runs so far of the BPF programs that process PID holds and whose names
+# match the regex RE: bpf_runs_of PID RE.  The kernel counts them only
+# while kernel.bpf_stats_enabled is 1 (see bpf_stats_on).
+bpf_runs_of() {
+	local id
+	for id in $(awk '$1 == "prog_id:" {print $2}' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool -j prog show id "$id" 2>/dev/null |
+			jq -r --arg re "$2" 'select(.name | test($re)) | .run_cnt // 0'
+	done | awk '{s += $1} END {print s + 0}'
+}
+
+# Turns the kernel's BPF run counts on; the caller's teardown restores
+# the value saved in BPF_STATS_WAS (bpf_stats_restore).
+bpf_stats_on() {
+	BPF_STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+}
+
+bpf_stats_restore() {
+	[ -z "${BPF_STATS_WAS:-}" ] ||
+		sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 }
