@@ -31,6 +31,22 @@ our_progs() {
 	echo "$n"
 }
 
+# Links of bpftool TYPE (e.g. uprobe_multi) in the kernel that no live
+# process holds (should be none after any run); those of tracers running
+# meanwhile are held through their fds and do not count.
+unheld_links() {
+	local links held n
+	for _ in 1 2 3 4 5; do
+		links=$(bpftool link show -j 2>/dev/null |
+			jq -r --arg t "$1" '.[] | select(.type == $t) | .id' | sort -u)
+		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "link_id:" {print $2}' | sort -u)
+		n=$(comm -23 <(echo "$links" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
+		[ "$n" -eq 0 ] && break
+		sleep 0.2
+	done
+	echo "$n"
+}
+
 # Waits until PID runs the image named COMM (a background job is first a
 # copy of the shell, or env, until it execs).
 wait_exec() {

@@ -110,12 +110,13 @@ line_probe_runs() {
 @test "python: frame mode runs no probe per line, where the line probe runs for each of 20,000" {
 	bpf_stats_on
 	frame=$(line_probe_runs)
+	echo "python_line runs in frame mode: $frame" >&2
+	[ "$frame" -eq 0 ]
 	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = frame ]
 	usdt=$(line_probe_runs CLOCKTRACE_NO_PYFRAME=1)
-	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = usdt ]
-	echo "python_line runs: frame mode $frame, USDT line mode $usdt" >&2
-	[ "$frame" -eq 0 ]
+	echo "python_line runs in USDT line mode: $usdt" >&2
 	[ "$usdt" -ge 20000 ]
+	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = usdt ]
 }
 
 @test "--format folded with --lang: script line, libc function, event kind" {
@@ -143,10 +144,7 @@ RUBY
 
 @test "no --lang program remains after a run" {
 	"$CT" run --lang -o /dev/null -- ruby --disable-gems -e "Time.now"
-	for _ in $(seq 300); do
-		pgrep -f 'clocktrace (run|attach|top|doctor|bench)' >/dev/null || break
-		sleep 0.1
-	done
+	# Programs and links of tracers running meanwhile are held: not ours.
 	[ "$(our_progs)" -eq 0 ]
 }
 

@@ -218,13 +218,9 @@ flamegraph_svg() {
 
 @test "no uprobe program or link of ours remains after a --libc run" {
 	run_libc "$TOOLS/tzloop" -m localtime -n 10 -c 1
-	# Another tracer on the machine (a developer's run) holds its own.
-	for _ in $(seq 300); do
-		pgrep -f 'clocktrace (run|attach|top|doctor|bench)' >/dev/null || break
-		sleep 0.1
-	done
+	# Programs and links of tracers running meanwhile are held: not ours.
 	[ "$(our_progs)" -eq 0 ]
-	! bpftool link show 2>/dev/null | grep -q uprobe_multi
+	[ "$(unheld_links uprobe_multi)" -eq 0 ]
 }
 
 @test "a vDSO clock_gettime is not blamed for a later direct clock syscall" {

@@ -35,13 +35,6 @@ same_per_pid() {
 	diff "$TMP/want" "$TMP/got"
 }
 
-# Ids of our BPF programs loaded now, one per line.
-our_prog_ids() {
-	bpftool -j prog show 2>/dev/null | jq -r '.[] | select(.name |
-		test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session|libc_old_[a-z_]*|libc_return_old)$")) | .id' |
-		sort -n
-}
-
 # "prog ID", "map ID", "link ID" for every BPF object process PID holds.
 bpf_ids_of() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null |
