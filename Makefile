@@ -163,7 +163,7 @@ unit-test: $(UNIT_BINS)
 integration-test: clocktrace workloads
 	$(Q)tools/run-tests.sh bats tests/*.bats
 
-# The quick first check: no root, no BPF loaded, about a minute on a
+# The quick first check: no root, no BPF loaded, under a minute on a
 # built tree.  Unit tests, the fuzzers' smoke run, lint, and the docs held
 # to the code (tests/docs.bats reads the tree and --help).
 check: all $(UNIT_BINS)
