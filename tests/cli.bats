@@ -188,9 +188,9 @@ refused() {
 @test "top with TERM=dumb or a file sends no terminal codes; a terminal gets them" {
 	TERM=dumb script -qec "$CT top -n 1 -i 0.2" /dev/null >"$TMP/dumb"
 	grep -q 'clocktrace top' "$TMP/dumb"
-	! grep -q $'\033' "$TMP/dumb"
+	run -1 grep -q $'\033' "$TMP/dumb"
 	TERM= script -qec "$CT top -n 1 -i 0.2" /dev/null >"$TMP/unset"
-	! grep -q $'\033' "$TMP/unset"
+	run -1 grep -q $'\033' "$TMP/unset"
 	TERM=xterm script -qec "$CT top -n 1 -i 0.2" /dev/null >"$TMP/xterm"
 	grep -q $'\033\\[2J' "$TMP/xterm"
 }
@@ -199,7 +199,7 @@ refused() {
 	# SUDO_USER makes clocktrace print its note on stderr.
 	SUDO_USER=nobody "$CT" run --json -o "$TMP/r.json" -- true 2>&- <&-
 	jq -e '.version' "$TMP/r.json"
-	! grep -q 'clocktrace:' "$TMP/r.json"
+	run -1 grep -q 'clocktrace:' "$TMP/r.json"
 	# With stdout closed too, PROG's output does not reach the report.
 	SUDO_USER=nobody "$CT" run --json -o "$TMP/r2.json" -- \
 		printf '%s-%s\n' prog output >&- 2>&-

@@ -33,9 +33,10 @@ teardown() {
 	[ "$(jqr "$T/c.json" "[$c.runs[] | select(.counted)] | length")" -eq 2 ]
 	[ "$(jq -c "[$c.runs[] | select(.counted | not) | .tz_accesses] | unique" \
 		"$T/c.json")" = '[null]' ]
-	# The speed-up is the median wall before over after, and the fix is faster.
+	# The speed-up is the median wall before over after (that the fix is
+	# faster is a timing: make bench, tests/perf/perf.bats).
 	run jq -e "$c | (.speedup - (.before.wall_ns / .after.wall_ns) | fabs) < 0.01
-		and .speedup > 1 and .before.wall_ns_min <= .before.wall_ns
+		and .before.wall_ns_min <= .before.wall_ns
 		and .before.wall_ns <= .before.wall_ns_max" "$T/c.json"
 	[ "$status" -eq 0 ]
 	# The report itself is the counted run before the fix.
@@ -51,7 +52,9 @@ teardown() {
 @test "compare: CPU time per run agrees with wait4's rusage of PROG" {
 	env -u TZ "$CT" run --compare --repeat 1 --json -o "$T/c.json" -- \
 		"$TOOLS/tzloop" -q -n 20000 -c 1 2>/dev/null
-	# The kernel's figure at exit misses only the exit itself.
+	# The kernel's figure at exit misses only the exit itself.  Both are
+	# CPU time of the same process: load lengthens its wall time, not its
+	# CPU, so the 10% + 10 ms margin holds on a machine under load 20.
 	run jq -e '[.compare.runs[] | (.cpu_ns - .rusage_cpu_ns | fabs) <
 		(.rusage_cpu_ns * 0.1 + 10000000)] | all' "$T/c.json"
 	[ "$status" -eq 0 ]
@@ -129,16 +132,19 @@ teardown() {
 }
 
 @test "compare: SIGKILL of clocktrace leaves no held PROG and no BPF program" {
-	"$CT" run --compare --repeat 5 -- sleep 0.377 2>/dev/null &
+	# An argument of this test's own (its pid): held copies of clocktrace
+	# (forked, not yet PROG) are found by it, no other suite's.
+	held="run --compare --repeat 5 -- sleep 0.3$$"
+	"$CT" $held 2>/dev/null &
 	ct=$!
 	sleep 1
 	kill -9 "$ct"
 	wait "$ct" || true
 	# Held copies of clocktrace die with it; a released PROG is the user's.
 	for _ in $(seq 50); do
-		pgrep -f 'run --compare --repeat 5 -- sleep 0.377' >/dev/null || break
+		pgrep -fx "$CT $held" >/dev/null || break
 		sleep 0.1
 	done
-	! pgrep -f 'run --compare --repeat 5 -- sleep 0.377'
+	run -1 pgrep -fx "$CT $held"
 	[ "$(our_progs)" -eq 0 ]
 }

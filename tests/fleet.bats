@@ -69,7 +69,7 @@ PY
 	want=$(workload_sum "$T/wl" tz_stat)
 	[ "$want" -eq 28 ]
 	[ "$(om_sum "$T/om.txt" clocktrace_tz_accesses "{'comm': 'forktree'}")" -eq "$want" ]
-	! grep -q 'pid=' "$T/om.txt"
+	run -1 grep -q 'pid=' "$T/om.txt"
 	[ "$(grep -c '^clocktrace_tz_accesses_total{' "$T/om.txt")" -eq 1 ]
 	"$CT" run --format openmetrics --metrics-by pid -o "$T/pid.txt" -- \
 		"$TOOLS/forktree" -D 1 -W 3 -k 7 2>"$T/wl"
@@ -91,11 +91,15 @@ PY
 	grep -qi '^content-type: application/openmetrics-text' "$T/h1"
 	tail -1 "$T/m1" | grep -qx '# EOF'
 	a=$(om_sum "$T/m1" clocktrace_tz_accesses "{'comm': 'misbehave'}")
-	# misbehave stats 40 times a second: later scrapes count more.
-	sleep 1.2
-	curl -sf -D "$T/h2" -o "$T/m2" "http://127.0.0.1:$port/metrics"
+	# misbehave stats in bursts of 40 a second: a later scrape counts at
+	# least one burst more (waited for, however slow the machine).
+	for _ in $(seq 100); do
+		curl -sf -D "$T/h2" -o "$T/m2" "http://127.0.0.1:$port/metrics"
+		b=$(om_sum "$T/m2" clocktrace_tz_accesses "{'comm': 'misbehave'}" text)
+		[ "$b" -ge $((a + 40)) ] && break
+		sleep 0.2
+	done
 	grep -qi '^content-type: text/plain; version=0.0.4' "$T/h2"
-	b=$(om_sum "$T/m2" clocktrace_tz_accesses "{'comm': 'misbehave'}" text)
 	[ "$a" -ge 1 ] && [ "$b" -ge $((a + 40)) ]
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")" = 404 ]
 	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics")" = 405 ]
@@ -153,9 +157,19 @@ promql() {
 	sleep 13
 	rate=$(promql "$pport" 'rate(clocktrace_tz_accesses_total{comm="ratecheck"}[8s])')
 	echo "# PromQL rate: $rate" >&3
-	awk -v r="$rate" 'BEGIN { exit !(r >= 180 && r <= 220) }'
+	# The workload keeps its average on absolute deadlines; Prometheus's
+	# extrapolation over late scrapes on a machine under load 20 moves
+	# rate() by far less than half.  The exact check is the count below.
+	awk -v r="$rate" 'BEGIN { exit !(r >= 100 && r <= 300) }'
 	wait "$WL"
 	WL=
+	# Once scraped after the workload's end, Prometheus holds its count.
+	for _ in $(seq 100); do
+		last=$(promql "$pport" 'clocktrace_tz_accesses_total{comm="ratecheck"}')
+		[ "${last:-0}" = 3200 ] && break
+		sleep 0.2
+	done
+	[ "$last" = 3200 ]
 	kill -TERM "$CTPID"
 	wait "$CTPID"
 	CTPID=
@@ -178,12 +192,12 @@ promql() {
 	wait_listening "$port"
 	# Connected and silent: the only client served until its deadline.
 	exec {SILENT}<>"/dev/tcp/127.0.0.1/$port"
-	start=$(date +%s%N)
 	"$T/silentfork" -D 1 -W 2 -k 9 2>"$T/wl"
 	wait "$CTPID"
 	CTPID=
-	end=$(date +%s%N)
-	[ $(( (end - start) / 1000000 )) -lt 3000 ]
+	# Ended at -d 2: a client held until its deadline (5 s after it
+	# connected, inside the window) would have made it 5 s or more.
+	[ "$(jqr "$T/r.json" .duration_ns)" -lt 5000000000 ]
 	want=$(workload_sum "$T/wl" tz_stat)
 	# Exited and evicted by now: counted in their comm's group.
 	[ "$(jqr "$T/r.json" '[.processes[], .exited_groups[] | .tz.accesses] | add')" -eq "$want" ]
@@ -211,11 +225,16 @@ promql() {
 	"$CT" top --listen "$port" -o /dev/null &
 	CTPID=$!
 	wait_listening "$port"
-	sleep 1.2
-	curl -sf -H 'Accept: application/openmetrics-text' -o "$T/m" \
-		"http://127.0.0.1:$port/metrics"
+	# One burst of misbehave's 30 stats (a second apart) counted: waited
+	# for, however slow the machine.
+	for _ in $(seq 100); do
+		curl -sf -H 'Accept: application/openmetrics-text' -o "$T/m" \
+			"http://127.0.0.1:$port/metrics"
+		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': 'misbehave'}")" -ge 30 ] && break
+		sleep 0.2
+	done
 	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': 'misbehave'}")" -ge 30 ]
-	! grep -q 'comm=""' "$T/m"
+	run -1 grep -q 'comm=""' "$T/m"
 	kill -TERM "$CTPID"
 	wait "$CTPID"
 	CTPID=
@@ -415,10 +434,12 @@ WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
 	wait "$WL" "$OUT" || true
 	WL=
 	rmdir "$v2/$cg"
-	# The one inside, at its rate; the same program outside, never.
+	# The one inside, counted (40 a second for 2.6 s: at least one
+	# second's worth, whatever the load); the same program outside, never.
 	jq -s -e --argjson in "$in" '
 		([.[].processes[].pid] | unique) == [$in] and
-		([.[].processes[].tz_per_s] | max) >= 20' "$T/top.jsonl"
+		([.[] | .interval_s as $s | .processes[].tz_per_s * $s] | add |
+		 round) >= 40' "$T/top.jsonl"
 }
 
 @test "top --by container: the ranked processes summed per container id; --by cgroup" {
@@ -440,7 +461,10 @@ WAIT_PROG='touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.05; done'
 	tail -1 "$T/c.jsonl" | jq -e --arg a "$a" --arg b "$b" '.by == "container" and
 		([.groups[] | select(.container == $a) | .processes] == [2]) and
 		([.groups[] | select(.container == $b) | .processes] == [1]) and
-		([.groups[] | select(.container == $a) | .tz_per_s][0] >= 40) and
+		# Two processes of 40 a second in a 1 s interval: at least one
+		# second of one of them counted, however late the interval.
+		(.interval_s as $s | [.groups[] | select(.container == $a) |
+		 .tz_per_s * $s][0] | round >= 40) and
 		all(.groups[]; .container == null or .container == $a or .container == $b)'
 	grep -q "^/docker-$a.scope  *2 " "$T/g.txt"
 	grep -q "^/libpod-$b.scope  *1 " "$T/g.txt"

@@ -1,5 +1,9 @@
 # Shared by the bats files.  Tests run as root against the real binary.
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# A mid-test "! cmd" is no assertion (errexit ignores it; make lint says
+# so): "run -1 grep ..." asserts no match and that grep read its file.
+bats_require_minimum_version 1.5.0
+# The tree this file is in (tests/perf/*.bats load it as ../helpers).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CT="$ROOT/clocktrace"
 CT=${CLOCKTRACE_BIN:-$CT}
 TOOLS="$ROOT/tools"
@@ -21,6 +25,22 @@ our_progs() {
 		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u)
 		n=$(comm -23 <(echo "$ours" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
 		# A program whose holder just exited is freed after an RCU grace period.
+		[ "$n" -eq 0 ] && break
+		sleep 0.2
+	done
+	echo "$n"
+}
+
+# Links of bpftool TYPE (e.g. uprobe_multi) in the kernel that no live
+# process holds (should be none after any run); those of tracers running
+# meanwhile are held through their fds and do not count.
+unheld_links() {
+	local links held n
+	for _ in 1 2 3 4 5; do
+		links=$(bpftool link show -j 2>/dev/null |
+			jq -r --arg t "$1" '.[] | select(.type == $t) | .id' | sort -u)
+		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "link_id:" {print $2}' | sort -u)
+		n=$(comm -23 <(echo "$links" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
 		[ "$n" -eq 0 ] && break
 		sleep 0.2
 	done
@@ -54,4 +74,27 @@ forktree_exact() {
 	done < <(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*tz_stat=\([0-9]*\) tz_open=\([0-9]*\) clock_syscalls=\([0-9]*\).*/\1 \2 \3 \4/p' "$T/err")
 	[ "$(jqr "$T/r.json" '[.processes[].clock_ids.CLOCK_PROCESS_CPUTIME_ID] | add')" -eq 143 ]
 	[ "$(jqr "$T/r.json" '.lost_events')" -eq 0 ]
+}
+
+# Runs so far of the BPF programs that process PID holds and whose names
+# match the regex RE: bpf_runs_of PID RE.  The kernel counts them only
+# while kernel.bpf_stats_enabled is 1 (see bpf_stats_on).
+bpf_runs_of() {
+	local id
+	for id in $(awk '$1 == "prog_id:" {print $2}' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool -j prog show id "$id" 2>/dev/null |
+			jq -r --arg re "$2" 'select(.name | test($re)) | .run_cnt // 0'
+	done | awk '{s += $1} END {print s + 0}'
+}
+
+# Turns the kernel's BPF run counts on; the caller's teardown restores
+# the value saved in BPF_STATS_WAS (bpf_stats_restore).
+bpf_stats_on() {
+	BPF_STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+}
+
+bpf_stats_restore() {
+	[ -z "${BPF_STATS_WAS:-}" ] ||
+		sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 }

@@ -128,7 +128,7 @@ clean_page() {
 	jqr "$F" '.facts.tz_paths[]' | grep -qxF "$zone"
 	[ "$(jqr "$T/r.json" '[.processes[].tz.paths | keys[]] | unique[]')" = "$zone" ]
 	# The raw bytes never reach the file: no tag of theirs, no escape byte.
-	! grep -q '<script\|<b>\|<img' "$T/r.html"
+	run -1 grep -q '<script\|<b>\|<img' "$T/r.html"
 	! grep -q "$(printf '\033')" "$T/r.html"
 }
 

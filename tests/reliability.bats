@@ -35,13 +35,6 @@ same_per_pid() {
 	diff "$TMP/want" "$TMP/got"
 }
 
-# Ids of our BPF programs loaded now, one per line.
-our_prog_ids() {
-	bpftool -j prog show 2>/dev/null | jq -r '.[] | select(.name |
-		test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session|libc_old_[a-z_]*|libc_return_old)$")) | .id' |
-		sort -n
-}
-
 # "prog ID", "map ID", "link ID" for every BPF object process PID holds.
 bpf_ids_of() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null |
@@ -126,9 +119,17 @@ cpu_ticks() {
 }
 
 @test "--follow after PROG exited waits idle: under 0.1 s of CPU in 1.5 s" {
-	"$CT" run --follow -o "$TMP/r.txt" -- sh -c 'sleep 3 & exit 0' &
+	"$CT" run --follow -o "$TMP/r.txt" -- \
+		sh -c "sleep 5 & : >'$TMP/started'; exit 0" &
 	ct=$!
-	sleep 1
+	# Measured once PROG ran (start-up is over) and has exited.  CPU time
+	# is clocktrace's own: load slows an idle waiter's wall clock, not its
+	# CPU, so 0.1 s holds on a machine under load 20.
+	for _ in $(seq 200); do
+		[ -e "$TMP/started" ] && [ -z "$(pgrep -P "$ct")" ] && break
+		sleep 0.05
+	done
+	sleep 0.2
 	before=$(cpu_ticks "$ct")
 	sleep 1.5
 	after=$(cpu_ticks "$ct")
@@ -136,25 +137,28 @@ cpu_ticks() {
 	hz=$(getconf CLK_TCK)
 	echo "clocktrace used $((after - before)) ticks of 1/$hz s while waiting"
 	[ $(((after - before) * 100 / hz)) -lt 10 ]
-	# It did wait for the background sleep (3 s), then reported.
+	# It did wait for the background sleep (5 s), then reported.
 	grep -q '^PROCESSES' "$TMP/r.txt"
 	grep -q 'sleep' "$TMP/r.txt"
 }
 
 @test "daemonizing PROG without --follow: the report comes when PROG exits" {
-	start=$(date +%s%N)
 	status=0
 	"$CT" run --json -o "$TMP/r.json" -- \
 		"$TOOLS/misbehave" -k 4 daemon 2>"$TMP/err" 3>&- || status=$?
-	end=$(date +%s%N)
 	[ "$status" -eq 0 ]
-	# The grandchild sleeps 1 s before its stats: we did not wait for it.
-	[ $((end - start)) -lt 900000000 ]
-	[ "$(jqr "$TMP/r.json" '.duration_ns')" -lt 900000000 ]
+	# The grandchild sleeps 1 s before its 4 stats: the window (the
+	# report's own duration_ns, BPF load outside it) ended before them,
+	# and they are not in the report.
+	[ "$(jqr "$TMP/r.json" '.duration_ns')" -lt 1000000000 ]
 	[ "$(jqr "$TMP/r.json" '.processes[] | select(.depth == 0) | .tz.accesses')" -eq 4 ]
 	[ "$(jqr "$TMP/r.json" '[.processes[].tz.accesses] | add')" -eq 4 ]
-	! grep -q 'role=child' "$TMP/err"
-	sleep 1.3	# let the grandchild finish before TMP goes
+	# ...though it made them: its own count, once it is done.
+	for _ in $(seq 100); do
+		grep -q 'role=child' "$TMP/err" && break
+		sleep 0.05
+	done
+	[ "$(grep 'role=child' "$TMP/err" | grep -o ' tz_stat=[0-9]*' | cut -d= -f2)" -eq 4 ]
 }
 
 # --- clocktrace itself killed ------------------------------------------------
@@ -319,7 +323,7 @@ cpu_ticks() {
 	[ "$(jqr "$TMP/r.json" '.losses.tz_paths_unwatched')" -eq 1 ]
 	[ "$(jqr "$TMP/r.json" '[.processes[0].tz.paths | keys[] | length] | max')" -lt 127 ]
 	"$CT" run -o "$TMP/r.txt" -- "$TOOLS/misbehave" longpath 2>/dev/null
-	! grep -naP '[\x00-\x08\x0b-\x1f\x7f]' "$TMP/r.txt"
+	run -1 grep -naP '[\x00-\x08\x0b-\x1f\x7f]' "$TMP/r.txt"
 	grep -q 'tz_paths_unwatched *1$' "$TMP/r.txt"
 }
 
@@ -332,7 +336,7 @@ cpu_ticks() {
 	# the same as the text report (a \u00ff would be the real ÿ).
 	[ "$(jqr "$TMP/r.json" '.processes[0].comm')" = 'mb\x01\x1b\xff\xfecomm' ]
 	"$CT" run -o "$TMP/r.txt" -- "$TOOLS/misbehave" comm 2>/dev/null
-	! grep -naP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$TMP/r.txt"
+	run -1 grep -naP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$TMP/r.txt"
 	grep -qF 'mb\x01\x1b\xff\xfecomm' "$TMP/r.txt"
 }
 
@@ -420,11 +424,14 @@ cpu_ticks() {
 @test "a second SIGINT stops clocktrace at once, nothing left attached" {
 	# PROG ignores SIGINT, so only the second one can end the run.
 	env --default-signal=INT "$CT" run -o "$TMP/r.txt" -- \
-		sh -c 'trap "" INT; sleep 4' 2>"$TMP/err" 3>&- &
+		sh -c 'trap "" INT; sleep 10' 2>"$TMP/err" 3>&- &
 	ct=$!
 	BG_PIDS=$ct
-	sleep 1
-	prog=$(pgrep -P "$ct")
+	# Attached (PROG runs once the programs are in), however slow.
+	for _ in $(seq 200); do
+		prog=$(pgrep -P "$ct") && break
+		sleep 0.05
+	done
 	BG_PIDS="$ct $prog"
 	ids=$(bpf_ids_of "$ct")
 	[ "$(echo "$ids" | grep -c '^prog ')" -ge 5 ]
@@ -437,6 +444,8 @@ cpu_ticks() {
 	wait "$ct" || st=$?
 	end=$(date +%s%N)
 	[ "$st" -eq 130 ]
-	[ $((end - start)) -lt 1000000000 ]
+	# PROG's end is 9 s away: 5 s is "at once" with the margin a machine
+	# under load 20 needs to detach.
+	[ $((end - start)) -lt 5000000000 ]
 	all_gone "$ids"
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs the unit test binaries, the bats files and make steps (fuzz smoke,
-# lint, the sanitizer pass), echoing their TAP output, and ends with the one
-# line CI reads: "N passed, N failed".
+# lint, the sanitizer pass), echoing their TAP output, then how long each
+# file and step took, and ends with the one line CI reads: "N passed, N
+# failed".
 #   run-tests.sh all UNIT_BIN... -- BATS_FILE... [-- MAKE_TARGET...]
 #   run-tests.sh unit UNIT_BIN...      run-tests.sh bats BATS_FILE...
 set -u
@@ -24,8 +25,19 @@ all)
 esac
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+times=$(mktemp)
+trap 'rm -f "$log" "$times"' EXIT
 status=0
+
+# timed NAME: seconds since the last mark, logged for the summary.
+mark=$SECONDS
+timed() {
+	local s=$((SECONDS - mark))
+
+	printf '# time: %s %d s\n' "$1" "$s"
+	printf '%6d s  %s\n' "$s" "$1" >>"$times"
+	mark=$SECONDS
+}
 
 # Each status is the command's (PIPESTATUS), not tee's.
 for t in "${units[@]}"; do
@@ -33,12 +45,15 @@ for t in "${units[@]}"; do
 	CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1 | tee -a "$log"
 	# A binary that dies without a "not ok" line still fails.
 	[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "not ok unit $t" | tee -a "$log"; status=1; }
+	timed "unit $t"
 done
-if [ ${#bats_files[@]} -gt 0 ]; then
-	echo "# integration: ${bats_files[*]}"
-	bats --tap "${bats_files[@]}" 2>&1 | tee -a "$log"
+# One bats run per file, so that each file's time is its own.
+for f in "${bats_files[@]}"; do
+	echo "# integration: $f"
+	bats --tap "$f" 2>&1 | tee -a "$log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-fi
+	timed "bats $f"
+done
 
 # A step reports its own "ok"/"not ok" lines; a failure it did not name
 # still counts as one.
@@ -50,8 +65,12 @@ for target in "${steps[@]}"; do
 		status=1
 	fi
 	cat "$log.step" >> "$log"
+	timed "make $target"
 done
 rm -f "$log.step"
+
+echo "# time per file and step, longest first:"
+sort -rn "$times" | sed 's/^/# /'
 
 passed=$(grep -cE '^ok ' "$log")
 failed=$(grep -cE '^not ok ' "$log")
