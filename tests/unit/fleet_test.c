@@ -144,7 +144,8 @@ static void test_http_route(void **state)
 	assert_int_equal(route("GET /metricsx HTTP/1.1", &text), 404);
 	assert_int_equal(route("GET / HTTP/1.1", &text), 404);
 	assert_int_equal(route("POST /metrics HTTP/1.1", &text), 405);
-	assert_int_equal(route("HEAD /metrics HTTP/1.1", &text), 405);
+	assert_int_equal(route("HEAD /metrics HTTP/1.1", &text), 200);
+	assert_int_equal(route("HEADX /metrics HTTP/1.1", &text), 405);
 	assert_int_equal(route("GET /metrics", &text), 400);
 	assert_int_equal(route("NONSENSE", &text), 400);
 	assert_int_equal(route(" /metrics HTTP/1.1", &text), 400);

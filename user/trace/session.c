@@ -302,7 +302,7 @@ static struct session *session_new(const struct session_ops *ops, int argc,
 	struct session *s = xcalloc(1, sizeof(*s));
 
 	s->ops = ops;
-	s->http.lfd = s->http.cfd = -1;
+	s->http.lfd = -1;
 	s->capture_fd = -1;
 	*err = cli_parse(ops->mode, argc, argv, &s->opts);
 	if (!*err)
