@@ -215,6 +215,9 @@ static void test_proc_place_files(void **state)
 	assert_string_equal(path, "/svc.slice/a b");
 	free(path);
 	assert_null(cgroup_v2_path("1:cpu:/x\n", 9));
+	/* A line break in a cgroup's name forged a second v2 line. */
+	cg = "1:name=x:/a\n0::/system.slice/docker-" ID64 ".scope\n0::/b\n";
+	assert_null(cgroup_v2_path(cg, strlen(cg)));
 	assert_int_equal(status_nspid(st, strlen(st)), 2);
 	assert_int_equal(status_nspid("Pid:\t3\n", 7), 0);
 }

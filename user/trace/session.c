@@ -102,6 +102,22 @@ static void learn_exec_env(struct proc_model *p, const struct exec_env *x)
 			     env_value(x->tzdir_state, x->tzdir, x->tzdir_len));
 }
 
+/*
+ * A container id only from a cgroup a runtime made: the same name in a
+ * cgroup delegated to a user is kept apart, never credited.
+ */
+static void learn_container(struct proc_model *p)
+{
+	char id[sizeof(p->container)];
+	enum container_claim c = container_of_cgroup(p->cgroup, id);
+
+	p->container[0] = p->container_unverified[0] = '\0';
+	if (c == CONTAINER_VERIFIED)
+		memcpy(p->container, id, sizeof(id));
+	else if (c == CONTAINER_UNVERIFIED)
+		memcpy(p->container_unverified, id, sizeof(id));
+}
+
 /* A move after the exec is seen only while the process lives. */
 /* From /proc while the process lives, else from the id its notice carried. */
 static void learn_cgroup(struct proc_model *p, uint64_t id)
@@ -119,8 +135,7 @@ static void learn_cgroup(struct proc_model *p, uint64_t id)
 		return;
 	free(p->cgroup);
 	p->cgroup = cg;
-	if (!container_id(cg, p->container))
-		p->container[0] = '\0';
+	learn_container(p);
 }
 
 static void inherit_env(struct proc_model *child, const struct proc_model *parent)
@@ -181,6 +196,9 @@ static void on_event(void *ctx, const struct event *e)
 			p->cgroup = xstrdup(parent->cgroup);
 			memcpy(p->container, parent->container,
 			       sizeof(p->container));
+			memcpy(p->container_unverified,
+			       parent->container_unverified,
+			       sizeof(p->container_unverified));
 		}
 		if (!p->exe && parent->exe)
 			p->exe = xstrdup(parent->exe);
