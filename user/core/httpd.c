@@ -175,45 +175,73 @@ static const struct http_peer *busiest_peer(const struct http_server *h)
 	return best;
 }
 
-/* p's oldest connection that has not sent its whole request head. */
-static struct http_client *oldest_waiting(struct http_server *h,
-					  const struct http_peer *p)
+static void read_request(struct http_server *h, struct http_client *c);
+
+/*
+ * What p's waiting connections sent since: a request that has come is
+ * answered now.  Backwards: a drop moves the last client into the slot.
+ */
+static void read_peer(struct http_server *h, const struct http_peer *p)
 {
-	struct http_client *old = NULL;
+	for (size_t i = h->nclients; i-- > 0;) {
+		struct http_client *c = &h->clients[i];
+
+		if (!c->resp && !memcmp(&c->peer, p, sizeof(*p)))
+			read_request(h, c);
+	}
+}
+
+/* Sent nothing, then sent less, then older: the first to be replaced. */
+static bool idler(const struct http_client *a, const struct http_client *b)
+{
+	if ((a->req_len == 0) != (b->req_len == 0))
+		return a->req_len == 0;
+	return a->since_ns < b->since_ns;
+}
+
+/* The connection of p to replace: still reading its head, the idlest. */
+static struct http_client *victim_of(struct http_server *h,
+				     const struct http_peer *p)
+{
+	struct http_client *v = NULL;
 
 	for (size_t i = 0; i < h->nclients; i++) {
 		struct http_client *c = &h->clients[i];
 
 		if (c->resp || memcmp(&c->peer, p, sizeof(*p)))
 			continue;
-		if (!old || c->since_ns < old->since_ns)
-			old = c;
+		if (!v || idler(c, v))
+			v = c;
 	}
-	return old;
+	return v;
 }
 
 /*
- * Room for one more connection of peer p: its oldest idle one goes when
- * it holds HTTP_PEER_MAX, the busiest peer's when all slots are taken.
+ * Room for one more connection of peer p: its idlest one goes when it
+ * holds HTTP_PEER_MAX, the busiest peer's when all slots are taken.
  */
 static bool make_room(struct http_server *h, const struct http_peer *p)
 {
-	struct http_client *victim = NULL;
+	const struct http_peer *from = p;
+	struct http_peer busiest;
+	struct http_client *victim;
 
-	if (peer_count(h, p) >= HTTP_PEER_MAX)
-		victim = oldest_waiting(h, p);
-	else if (h->nclients >= HTTP_CLIENTS_MAX)
-		victim = oldest_waiting(h, busiest_peer(h));
-	else
+	if (peer_count(h, p) < HTTP_PEER_MAX && h->nclients < HTTP_CLIENTS_MAX)
 		return true;
+	if (peer_count(h, p) < HTTP_PEER_MAX) {
+		busiest = *busiest_peer(h);
+		from = &busiest;
+	}
+	read_peer(h, from);
+	if (peer_count(h, p) < HTTP_PEER_MAX && h->nclients < HTTP_CLIENTS_MAX)
+		return true;
+	victim = victim_of(h, from);
 	if (!victim)
 		return false;
 	h->dropped++;
 	drop_client(h, victim);
 	return true;
 }
-
-static void read_request(struct http_server *h, struct http_client *c);
 
 /* false: nothing more in the backlog. */
 static bool accept_client(struct http_server *h)

@@ -12,7 +12,10 @@
  *     HTTP_CLIENTS_MAX in all.  A connection past a cap replaces the
  *     oldest of that peer (or of the peer holding most) still reading its
  *     head: idle connections cannot keep a scrape out, whoever opens
- *     them; one that is being answered is never dropped for a newcomer.
+ *     them.  Before one is chosen, each of that peer's is read once
+ *     more, so a scraper whose request has come is answered, not
+ *     replaced; one that sent nothing goes before one that sent part of
+ *     its head, and one being answered is never replaced.
  */
 #ifndef CLOCKTRACE_HTTPD_H
 #define CLOCKTRACE_HTTPD_H
