@@ -47,8 +47,12 @@ import socket, sys, time
 port, secs = int(sys.argv[1]), float(sys.argv[2])
 held, closed = [], 0
 def top_up():
+    # A refused connection (a backlog full) is tried again next round.
     while len(held) < 64:
-        held.append(socket.create_connection(("127.0.0.1", port)))
+        try:
+            held.append(socket.create_connection(("127.0.0.1", port), 1))
+        except OSError:
+            return
 top_up()
 print("held", flush=True)
 end = time.time() + secs
