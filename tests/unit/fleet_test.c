@@ -171,6 +171,32 @@ static void test_http_addresses(void **state)
 	assert_int_equal(http_parse_addr("1.2.3.4:", &sa, &len), -1);
 }
 
+/* The peer a connection counts against: v4 as v4-mapped, v6 by its /64. */
+static void test_http_peers(void **state)
+{
+	struct sockaddr_storage a, b;
+	struct http_peer pa, pb;
+	socklen_t len;
+
+	(void)state;
+	http_parse_addr("127.0.0.1:1", &a, &len);
+	http_parse_addr("[::ffff:127.0.0.1]:2", &b, &len);
+	http_peer_of(&a, &pa);
+	http_peer_of(&b, &pb);
+	assert_memory_equal(&pa, &pb, sizeof(pa));
+	http_parse_addr("127.0.0.2:1", &b, &len);
+	http_peer_of(&b, &pb);
+	assert_memory_not_equal(&pa, &pb, sizeof(pa));
+	http_parse_addr("[2001:db8:1:2::1]:1", &a, &len);
+	http_parse_addr("[2001:db8:1:2:ffff::9]:1", &b, &len);
+	http_peer_of(&a, &pa);
+	http_peer_of(&b, &pb);
+	assert_memory_equal(&pa, &pb, sizeof(pa));
+	http_parse_addr("[2001:db8:1:3::1]:1", &b, &len);
+	http_peer_of(&b, &pb);
+	assert_memory_not_equal(&pa, &pb, sizeof(pa));
+}
+
 #define ID64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static void expect_id(const char *cgroup, const char *want)
@@ -230,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_by_cgroup_one_group_per_path),
 		cmocka_unit_test(test_http_route),
 		cmocka_unit_test(test_http_addresses),
+		cmocka_unit_test(test_http_peers),
 		cmocka_unit_test(test_container_ids),
 		cmocka_unit_test(test_proc_place_files),
 	};
