@@ -191,7 +191,7 @@ static void read_peer(struct http_server *h, const struct http_peer *p)
 	}
 }
 
-/* Sent nothing, then sent less, then older: the first to be replaced. */
+/* One that sent nothing goes before one that sent part; then the older. */
 static bool idler(const struct http_client *a, const struct http_client *b)
 {
 	if ((a->req_len == 0) != (b->req_len == 0))
@@ -238,7 +238,6 @@ static bool make_room(struct http_server *h, const struct http_peer *p)
 	victim = victim_of(h, from);
 	if (!victim)
 		return false;
-	h->dropped++;
 	drop_client(h, victim);
 	return true;
 }
@@ -258,7 +257,6 @@ static bool accept_client(struct http_server *h)
 		return errno == ECONNABORTED || errno == EINTR;
 	http_peer_of(&sa, &peer);
 	if (!make_room(h, &peer)) {
-		h->dropped++;
 		close(fd);
 		return true;
 	}
@@ -453,7 +451,6 @@ void http_expire(struct http_server *h)
 	for (size_t i = h->nclients; i-- > 0;) {
 		if (!past_deadline(&h->clients[i], now))
 			continue;
-		h->dropped++;
 		drop_client(h, &h->clients[i]);
 	}
 }

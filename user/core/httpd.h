@@ -60,7 +60,6 @@ struct http_server {
 	http_body_fn body;
 	void *ctx;
 	uint64_t served;		/* answers sent whole */
-	uint64_t dropped;		/* clients dropped for a cap or a deadline */
 };
 
 /* "PORT", ":PORT", "HOST:PORT" or "[V6]:PORT"; numeric hosts; no host: loopback. */
