@@ -144,7 +144,8 @@ static void test_http_route(void **state)
 	assert_int_equal(route("GET /metricsx HTTP/1.1", &text), 404);
 	assert_int_equal(route("GET / HTTP/1.1", &text), 404);
 	assert_int_equal(route("POST /metrics HTTP/1.1", &text), 405);
-	assert_int_equal(route("HEAD /metrics HTTP/1.1", &text), 405);
+	assert_int_equal(route("HEAD /metrics HTTP/1.1", &text), 200);
+	assert_int_equal(route("HEADX /metrics HTTP/1.1", &text), 405);
 	assert_int_equal(route("GET /metrics", &text), 400);
 	assert_int_equal(route("NONSENSE", &text), 400);
 	assert_int_equal(route(" /metrics HTTP/1.1", &text), 400);
@@ -168,6 +169,32 @@ static void test_http_addresses(void **state)
 	assert_int_equal(http_parse_addr("::1:80", &sa, &len), -1);
 	assert_int_equal(http_parse_addr("[::1:80", &sa, &len), -1);
 	assert_int_equal(http_parse_addr("1.2.3.4:", &sa, &len), -1);
+}
+
+/* The peer a connection counts against: v4 as v4-mapped, v6 by its /64. */
+static void test_http_peers(void **state)
+{
+	struct sockaddr_storage a, b;
+	struct http_peer pa, pb;
+	socklen_t len;
+
+	(void)state;
+	http_parse_addr("127.0.0.1:1", &a, &len);
+	http_parse_addr("[::ffff:127.0.0.1]:2", &b, &len);
+	http_peer_of(&a, &pa);
+	http_peer_of(&b, &pb);
+	assert_memory_equal(&pa, &pb, sizeof(pa));
+	http_parse_addr("127.0.0.2:1", &b, &len);
+	http_peer_of(&b, &pb);
+	assert_memory_not_equal(&pa, &pb, sizeof(pa));
+	http_parse_addr("[2001:db8:1:2::1]:1", &a, &len);
+	http_parse_addr("[2001:db8:1:2:ffff::9]:1", &b, &len);
+	http_peer_of(&a, &pa);
+	http_peer_of(&b, &pb);
+	assert_memory_equal(&pa, &pb, sizeof(pa));
+	http_parse_addr("[2001:db8:1:3::1]:1", &b, &len);
+	http_peer_of(&b, &pb);
+	assert_memory_not_equal(&pa, &pb, sizeof(pa));
 }
 
 #define ID64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -214,6 +241,9 @@ static void test_proc_place_files(void **state)
 	assert_string_equal(path, "/svc.slice/a b");
 	free(path);
 	assert_null(cgroup_v2_path("1:cpu:/x\n", 9));
+	/* A line break in a cgroup's name forged a second v2 line. */
+	cg = "1:name=x:/a\n0::/system.slice/docker-" ID64 ".scope\n0::/b\n";
+	assert_null(cgroup_v2_path(cg, strlen(cg)));
 	assert_int_equal(status_nspid(st, strlen(st)), 2);
 	assert_int_equal(status_nspid("Pid:\t3\n", 7), 0);
 }
@@ -226,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_by_cgroup_one_group_per_path),
 		cmocka_unit_test(test_http_route),
 		cmocka_unit_test(test_http_addresses),
+		cmocka_unit_test(test_http_peers),
 		cmocka_unit_test(test_container_ids),
 		cmocka_unit_test(test_proc_place_files),
 	};

@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "doctor.h"
 #include "reader.h"
+#include "report_file.h"
 #include "session.h"
 #include "util.h"
 #include "version.h"
@@ -44,11 +45,14 @@ static void usage(FILE *f)
 /*
  * Started with stdin, stdout or stderr closed, the next file we open would
  * take that number: the -o report would then receive our messages (fd 2)
- * or PROG's output.  /dev/null fills each gap first.
+ * or PROG's output.  /dev/null fills each gap first (PROG inherits it).
+ * Our own stdout or stderr is then a stream that fails every write: a
+ * report sent there reached nowhere, and that is status 125.
  */
 static void fill_standard_fds(void)
 {
 	for (int fd = 0; fd <= 2; fd++) {
+		FILE *lost;
 		int null;
 
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
@@ -59,25 +63,31 @@ static void fill_standard_fds(void)
 		/* open() took the lowest free number, which is fd. */
 		if (null != fd)
 			exit(EXIT_TOOL_FAILURE);
+		if (fd == 0)
+			continue;
+		lost = report_file_closed_std(fd);
+		if (!lost)
+			exit(EXIT_TOOL_FAILURE);
+		if (fd == 1)
+			stdout = lost;
+		else
+			stderr = lost;
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * What a command printed on stdout without a report file (doctor, the
+ * help, --version) is its report too: the final flush decides.
+ */
+static int finish(int status)
+{
+	return report_file_finish_std(stdout) ?: status;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	char safe[128];
 
-	/*
-	 * glibc raises its mmap threshold to the size of the largest mapped
-	 * block freed: after the kernel's 5.5 MB BTF, blocks up to that
-	 * size would come from the heap, and the process table, grown one
-	 * process at a time, would be copied out of the heap at 5.5 MB and
-	 * leave its old copy there (2,000 processes: 15.1 -> 13.4 MiB peak).  A
-	 * fixed threshold keeps large blocks mapped, grown by mremap().
-	 */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-	if (argc == 2 && !strcmp(argv[1], READER_ARGV1))
-		reader_worker_main();
-	fill_standard_fds();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_TOOL_FAILURE;
@@ -94,4 +104,22 @@ int main(int argc, char **argv)
 	ct_warn("unknown command '%s' (see clocktrace --help)",
 	     escape_arg(safe, sizeof(safe), argv[1]));
 	return EXIT_TOOL_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+	/*
+	 * glibc raises its mmap threshold to the size of the largest mapped
+	 * block freed: after the kernel's 5.5 MB BTF, blocks up to that
+	 * size would come from the heap, and the process table, grown one
+	 * process at a time, would be copied out of the heap at 5.5 MB and
+	 * leave its old copy there (2,000 processes: 15.1 -> 13.4 MiB peak).  A
+	 * fixed threshold keeps large blocks mapped, grown by mremap().
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	/* The file reader: its own main, no stream of ours to finish. */
+	if (argc == 2 && !strcmp(argv[1], READER_ARGV1))
+		reader_worker_main();
+	fill_standard_fds();
+	return finish(dispatch(argc, argv));
 }

@@ -6,6 +6,7 @@
  * number.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,59 @@ static char *cgroup2_mount(void)
 	}
 	free(buf);
 	return found;
+}
+
+/* Read once: the mount does not move while we run. */
+static const char *cgroup2_mount_cached(void)
+{
+	static char *mnt;
+	static bool looked;
+
+	if (!looked) {
+		mnt = cgroup2_mount();
+		looked = true;
+	}
+	return mnt;
+}
+
+/*
+ * Only root may make a child here: the directory is root's and no other
+ * user may write it (mode bits; cgroupfs has no ACLs).
+ */
+static bool only_root_writes(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != 0)
+		return false;
+	if (st.st_mode & S_IWOTH)
+		return false;
+	return !(st.st_mode & S_IWGRP) || st.st_gid == 0;
+}
+
+bool cgroup_made_by_root(const char *cg)
+{
+	const char *mnt = cgroup2_mount_cached();
+	char *copy, *part, *save = NULL, *dir;
+	bool root = true;
+
+	if (!mnt || !cg || cg[0] != '/')
+		return false;
+	copy = xstrdup(cg);
+	dir = xstrdup(mnt);
+	for (part = strtok_r(copy, "/", &save); part && root;
+	     part = strtok_r(NULL, "/", &save)) {
+		char *next = xasprintf("%s/%s", dir, part);
+
+		root = strcmp(part, ".") && strcmp(part, "..") &&
+		       only_root_writes(AT_FDCWD, next);
+		free(dir);
+		dir = next;
+	}
+	free(dir);
+	free(copy);
+	return root;
 }
 
 static bool is_dir(const char *path, uint64_t *ino)

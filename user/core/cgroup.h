@@ -39,6 +39,14 @@ void cgroup_target_free(struct cgroup_target *t);
  * miss walks the hierarchy once.
  */
 char *cgroup_path_of_id(uint64_t id);
+/*
+ * Whether root alone made the cgroup at v2 path CG ("/a/b", as
+ * /proc/PID/cgroup says) and each of its ancestors below the root: every
+ * directory owned by uid 0 and writable by no other user.  A cgroup
+ * delegated to a user (systemd's Delegate=, a chown) may have children
+ * of any name, "docker-<id>.scope" too.  false when one cannot be read.
+ */
+bool cgroup_made_by_root(const char *cg);
 /* The processes now in dir and in every cgroup below it.  -1 after one line. */
 int cgroup_scan(const char *cmd, const char *dir, pid_t **pids, size_t *npids);
 

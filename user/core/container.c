@@ -7,22 +7,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "container.h"
 #include "util.h"
 
+/*
+ * A cgroup's name may hold a line break: a second "0::" line was written
+ * by whoever named a cgroup, so neither line is believed.
+ */
 char *cgroup_v2_path(const char *buf, size_t len)
 {
-	const char *line = buf, *end = buf + len;
+	const char *line = buf, *end = buf + len, *found = NULL;
+	size_t found_len = 0;
 
 	while (line < end) {
 		const char *eol = memchr(line, '\n', end - line);
 		size_t n = (eol ? eol : end) - line;
 
-		if (n > 3 && !memcmp(line, "0::", 3))
-			return strndup(line + 3, n - 3);
+		if (n > 3 && !memcmp(line, "0::", 3)) {
+			if (found)
+				return NULL;
+			found = line + 3;
+			found_len = n - 3;
+		}
 		line += n + 1;
 	}
-	return NULL;
+	return found ? strndup(found, found_len) : NULL;
 }
 
 static bool hex64_at(const char *s)
@@ -60,6 +70,17 @@ bool container_id(const char *cgroup, char id[CONTAINER_ID_LEN + 1])
 		}
 	}
 	return false;
+}
+
+enum container_claim container_of_cgroup(const char *cgroup,
+					 char id[CONTAINER_ID_LEN + 1])
+{
+	if (!container_id(cgroup, id)) {
+		id[0] = '\0';
+		return CONTAINER_NONE;
+	}
+	return cgroup_made_by_root(cgroup) ? CONTAINER_VERIFIED :
+					     CONTAINER_UNVERIFIED;
 }
 
 pid_t status_nspid(const char *buf, size_t len)

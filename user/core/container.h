@@ -17,6 +17,19 @@ char *cgroup_v2_path(const char *proc_cgroup, size_t len);
  * or as a whole "/docker/ID" component.  false: none.
  */
 bool container_id(const char *cgroup, char id[CONTAINER_ID_LEN + 1]);
+/*
+ * What a process's cgroup says of its container: none, an id a runtime
+ * made (every directory up to the root is root's alone), or a name that
+ * looks like one in a cgroup a user could name (delegated): not believed.
+ */
+enum container_claim {
+	CONTAINER_NONE,
+	CONTAINER_VERIFIED,
+	CONTAINER_UNVERIFIED,
+};
+
+enum container_claim container_of_cgroup(const char *cgroup,
+					 char id[CONTAINER_ID_LEN + 1]);
 /* The innermost NSpid of /proc/PID/status, or 0. */
 pid_t status_nspid(const char *status, size_t len);
 

@@ -72,6 +72,8 @@ struct proc_model {
 	bool in_maps;			/* its entry was there at the last read */
 	char *cgroup;			/* cgroup v2 path, NULL: unknown */
 	char container[65];		/* container id, "": none */
+	/* A container-like name in a delegated cgroup: not credited. */
+	char container_unverified[65];
 	pid_t nspid;			/* pid in its own pid namespace, 0: unknown */
 
 	struct latency kinds[KIND_MAX];

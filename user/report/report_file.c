@@ -74,14 +74,50 @@ static FILE *checked_stream(struct report_file *r, int fd)
 	return f;
 }
 
+/* The streams that stand for a standard output or error closed at start. */
+static FILE *closed_std[2];
+/* A report on stdout or stderr that failed, said already: once is enough. */
+static bool std_failure_said[2];
+
+static bool is_closed_std(FILE *f)
+{
+	return f && (f == closed_std[0] || f == closed_std[1]);
+}
+
+static ssize_t closed_write(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	(void)buf;
+	(void)size;
+	errno = EBADF;
+	return -1;
+}
+
+FILE *report_file_closed_std(int fd)
+{
+	static const cookie_io_functions_t io = { .write = closed_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (f && (fd == 1 || fd == 2))
+		closed_std[fd - 1] = f;
+	return f;
+}
+
 static int fail(struct report_file *r, int err, const char *why)
 {
 	char safe[256];
+
+	if (!why && r->std_closed)
+		why = r->std == 1 ?
+		      "standard output was closed when clocktrace started" :
+		      "standard error was closed when clocktrace started";
 
 	ct_warn("cannot write %s: %s",
 	     r->path ? escape_arg(safe, sizeof(safe), r->path) : "the report",
 	     why ? why : strerror(err));
 	r->failed = true;
+	if (r->std)
+		std_failure_said[r->std - 1] = true;
 	return EXIT_TOOL_FAILURE;
 }
 
@@ -296,6 +332,8 @@ static int close_stream(struct report_file *r)
 		r->write_errno = errno;
 	if (ferror(r->f) && !reader_left(r->f, r->write_errno))
 		err = r->write_errno ? r->write_errno : EIO;
+	r->std_closed = is_closed_std(r->f);
+	r->std = r->f == stdout ? 1 : r->f == stderr ? 2 : 0;
 	if (!std) {
 		/* On a file system that reports errors late, fsync does. */
 		if (!err && r->fd >= 0 && fsync(r->fd) && errno != EINVAL)
@@ -362,6 +400,8 @@ int report_file_publish(struct report_file *r)
 		r->write_errno = errno;
 	if (ferror(r->f) && !reader_left(r->f, r->write_errno))
 		err = r->write_errno ? r->write_errno : EIO;
+	r->std_closed = is_closed_std(r->f);
+	r->std = r->f == stdout ? 1 : r->f == stderr ? 2 : 0;
 	if (err || r->keeper < 0 || r->published)
 		return err ? fail(r, err, NULL) : 0;
 	/* The open stream goes on writing the same inode, now at FILE. */
@@ -405,4 +445,23 @@ void report_file_discard(struct report_file *r)
 	r->f = NULL;
 	keeper_stop(r->keeper);
 	r->keeper = -1;
+}
+
+int report_file_finish_std(FILE *f)
+{
+	const char *name = f == stdout ? "standard output" : "standard error";
+	int err = fflush(f) ? errno : 0;
+
+	if (!ferror(f) || reader_left(f, err))
+		return 0;
+	clearerr(f);
+	if (std_failure_said[f == stderr])
+		return EXIT_TOOL_FAILURE;
+	if (is_closed_std(f))
+		ct_warn("cannot write %s: it was closed when clocktrace started",
+			name);
+	else
+		ct_warn("cannot write %s: %s", name,
+			err ? strerror(err) : "a write failed");
+	return EXIT_TOOL_FAILURE;
 }

@@ -31,6 +31,8 @@ struct report_file {
 	int write_errno;	/* the first failed write's errno */
 	bool published;		/* the temporary file is FILE already */
 	bool failed;		/* a write, flush or rename failed */
+	bool std_closed;	/* the stream was closed at start */
+	int std;		/* 1, 2: it is stdout, stderr; 0: neither */
 };
 
 /*
@@ -62,5 +64,19 @@ int report_file_publish(struct report_file *r);
 int report_file_commit(struct report_file *r);
 /* No report after all: an existing file is left as it was. */
 void report_file_discard(struct report_file *r);
+
+/*
+ * Standard output or error was closed when clocktrace started (its number
+ * now holds /dev/null, for PROG and so that no file takes it): the stream
+ * that replaces it fails every write, so a report sent there is an error,
+ * not a success that reached nowhere.
+ */
+FILE *report_file_closed_std(int fd);
+/*
+ * The final flush of a standard stream that carried a report (doctor,
+ * --help, --version): 0, or EXIT_TOOL_FAILURE after one line when it
+ * could not be written whole (a pipe whose reader left is no failure).
+ */
+int report_file_finish_std(FILE *f);
 
 #endif /* CLOCKTRACE_REPORT_FILE_H */

@@ -203,6 +203,8 @@ static void json_proc(struct json *j, const struct model *m,
 		json_str(j, "tz_env", p->tz_state == ENV_SET ? p->tz : "");
 	json_str(j, "cgroup", p->cgroup);
 	json_str(j, "container", p->container[0] ? p->container : NULL);
+	if (p->container_unverified[0])
+		json_str(j, "container_unverified", p->container_unverified);
 	if (p->nspid && p->nspid != p->pid)
 		json_i64(j, "nspid", p->nspid);
 	json_obj_begin(j, "clock");

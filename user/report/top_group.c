@@ -29,7 +29,8 @@ static char *group_key(pid_t pid, enum top_by by, bool *gone)
 		return NULL;
 	if (by == TOP_BY_CGROUP)
 		return cg;
-	if (!container_id(cg, id)) {
+	/* A container-like name in a delegated cgroup is no container. */
+	if (container_of_cgroup(cg, id) != CONTAINER_VERIFIED) {
 		free(cg);
 		return NULL;
 	}

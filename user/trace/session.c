@@ -103,6 +103,22 @@ static void learn_exec_env(struct proc_model *p, const struct exec_env *x)
 			     env_value(x->tzdir_state, x->tzdir, x->tzdir_len));
 }
 
+/*
+ * A container id only from a cgroup a runtime made: the same name in a
+ * cgroup delegated to a user is kept apart, never credited.
+ */
+static void learn_container(struct proc_model *p)
+{
+	char id[sizeof(p->container)];
+	enum container_claim c = container_of_cgroup(p->cgroup, id);
+
+	p->container[0] = p->container_unverified[0] = '\0';
+	if (c == CONTAINER_VERIFIED)
+		memcpy(p->container, id, sizeof(id));
+	else if (c == CONTAINER_UNVERIFIED)
+		memcpy(p->container_unverified, id, sizeof(id));
+}
+
 /* A move after the exec is seen only while the process lives. */
 /* From /proc while the process lives, else from the id its notice carried. */
 static void learn_cgroup(struct proc_model *p, uint64_t id)
@@ -120,8 +136,7 @@ static void learn_cgroup(struct proc_model *p, uint64_t id)
 		return;
 	free(p->cgroup);
 	p->cgroup = cg;
-	if (!container_id(cg, p->container))
-		p->container[0] = '\0';
+	learn_container(p);
 }
 
 static void inherit_env(struct proc_model *child, const struct proc_model *parent)
@@ -182,6 +197,9 @@ static void on_event(void *ctx, const struct event *e)
 			p->cgroup = xstrdup(parent->cgroup);
 			memcpy(p->container, parent->container,
 			       sizeof(p->container));
+			memcpy(p->container_unverified,
+			       parent->container_unverified,
+			       sizeof(p->container_unverified));
 		}
 		if (!p->exe && parent->exe)
 			p->exe = xstrdup(parent->exe);
@@ -305,7 +323,7 @@ static struct session *session_new(const struct session_ops *ops, int argc,
 	struct session *s = xcalloc(1, sizeof(*s));
 
 	s->ops = ops;
-	s->http.lfd = s->http.cfd = -1;
+	s->http.lfd = -1;
 	s->capture_fd = -1;
 	*err = cli_parse(ops->mode, argc, argv, &s->opts);
 	if (!*err)
