@@ -63,7 +63,8 @@ static void work(unsigned long calls, unsigned long seconds)
 	wait_go();
 	end = now_ns() + seconds * 1000000000ULL;
 	for (unsigned long i = 0; i < calls; i++)
-		localtime(&t);
+		if (!localtime(&t))
+			exit(1);
 	len = snprintf(line, sizeof(line), "WORKLOAD pid=%d localtime_calls=%lu\n",
 		       getpid(), calls);
 	write_all(2, line, len);
