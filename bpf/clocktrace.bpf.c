@@ -1329,3 +1329,4 @@ int BPF_PROG(sched_exit, struct task_struct *p)
 
 #include "libc.bpf.h"
 #include "fentry.bpf.h"
+#include "vdso.bpf.h"

@@ -78,6 +78,7 @@ enum loss {
 	LOSS_READER_TIMEOUT,	/* a file took too long to parse */
 	LOSS_READER_CRASHED,	/* the reader died on a file */
 	LOSS_READER_SKIPPED,	/* not asked: its file or device was hostile */
+	LOSS_VDSO_MAP_FULL,	/* --vdso: a sample could not be counted */
 	LOSS_MAX,
 };
 
@@ -366,5 +367,17 @@ struct py_proc {
 
 /* lang_site_key.line in Python frame mode: the instruction is before the first. */
 #define PY_INSTR_NONE	0xffffffffu
+
+/*
+ * --vdso: samples of one process at one place.  off is the sampled user
+ * instruction's offset in the process's [vdso]; VDSO_OFF_OUTSIDE for a
+ * sample anywhere else (user or kernel mode), which counts in its total.
+ */
+#define VDSO_OFF_OUTSIDE	0xffffffffu
+
+struct vdso_key {
+	__u32 tgid;
+	__u32 off;
+};
 
 #endif /* CLOCKTRACE_H */

@@ -7,6 +7,35 @@
 		const r = el.getBoundingClientRect();
 		return r.width > 0 && r.height > 0;
 	};
+	// "td.mono#x: /very/long/pa": names an element for a test's message.
+	const describe = (el) => el.tagName.toLowerCase() +
+		(el.id ? '#' + el.id : '') +
+		(typeof el.className === 'string' && el.className ?
+			'.' + el.className.trim().split(/\s+/).join('.') : '') +
+		': ' + (el.textContent || '').trim().slice(0, 60);
+	// Content wider than its box (a cell's text under its neighbour, a
+	// scroll bar) or a box past the viewport's right or left edge.
+	const overflowing = () => all('body *').filter((el) => {
+		const r = el.getBoundingClientRect();
+
+		if (!r.width && !r.height)
+			return false;
+		return el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 ||
+			r.right > window.innerWidth + 0.5 || r.left < -0.5;
+	}).map(describe);
+	// "tzloop+0x1d74": 0x1d74, the site's offset in its file, or null.
+	const offset_of = (text) => {
+		const m = /\+0x([0-9a-f]+)$/.exec(text);
+
+		return m ? parseInt(m[1], 16) : null;
+	};
+	// A cell's text as a reader gets it: a shortened one's title is the
+	// whole text.
+	const full = (cell) => {
+		const t = cell && cell.querySelector('[title]');
+
+		return cell ? (t ? t.getAttribute('title') : cell.textContent) : null;
+	};
 	return {
 		title: document.title,
 		scripts: document.scripts.length,
@@ -26,7 +55,7 @@
 			comm: tr.cells[2].textContent.replace(/^\u2514 /, ''),
 			tz: num(tr.querySelector('td.tz')),
 			clock: num(tr.querySelector('td.clk')),
-			exe: tr.cells[6].textContent,
+			exe: full(tr.cells[6]),
 		})),
 		procs_not_shown: ((document.querySelector('#processes p.note') || {})
 			.textContent || null),
@@ -50,7 +79,8 @@
 		figures_without_text: all('svg[role=img]').filter((svg) =>
 			!svg.querySelector('title') || !svg.querySelector('desc') ||
 			!svg.getAttribute('aria-labelledby')).length,
-		tz_paths: all('#tz-paths td.mono').map((td) => td.textContent),
+		tz_paths: all('#tz-paths td.mono').map(full),
+		tz_path_counts: all('#tz-paths tbody tr').map((tr) => num(tr.cells[2])),
 		verdict: (document.getElementById('verdict') || {}).textContent || null,
 		compare: all('#compare-table tbody tr').map((tr) => ({
 			role: tr.dataset.role,
@@ -76,16 +106,39 @@
 			calls: Number(tr.cells[1].textContent),
 			tz: Number(tr.cells[2].textContent),
 		})),
-		libc_sites: all('#libc-sites tbody tr').length,
-		libc_sources: all('#libc-sites tbody tr').map((tr) => tr.cells[5].textContent),
+		libc_sites: all('#libc-sites tbody tr').map((tr) => ({
+			fn: tr.dataset.fn,
+			calls: num(tr.cells[1]),
+			procs: Number(tr.cells[2].textContent),
+			caller: full(tr.cells[3]),
+			// "tzloop+0x1d74": module (whole) and file offset.
+			module: full(tr.cells[4]).replace(/(\+| at )0x[0-9a-f]+$/, ''),
+			site: tr.cells[4].textContent,
+			offset: offset_of(tr.cells[4].textContent),
+			source: full(tr.cells[5]),
+		})),
+		libc_sites_more: ((document.querySelector('#libc p.note') || {})
+			.textContent || null),
 		lang_sites: all('#lang-sites tbody tr').map((tr) => ({
-			pid: Number(tr.cells[0].textContent),
-			lang: tr.cells[1].textContent,
+			lang: tr.cells[0].textContent,
+			file: full(tr.cells[1]).replace(/:[0-9]+$/, ''),
 			line: Number(tr.dataset.line),
-			in: tr.cells[3].textContent,
+			in: tr.cells[2].textContent,
+			libc_fn: tr.cells[3].textContent.replace(/\(\)$/, ''),
 			tz: num(tr.cells[4]),
 			clock: num(tr.cells[5]),
+			procs: Number(tr.cells[6].textContent),
 		})),
+		// Every table's header row, for the unit each column states.
+		headers: all('thead tr').map((tr) =>
+			Array.from(tr.cells).map((th) => th.textContent)),
+		compare_cells: all('#compare-table tbody tr').map((tr) =>
+			[3, 4, 5, 6].map((i) => tr.cells[i].textContent)),
+		compare_bars: all('#fig-compare g').map((g) =>
+			g.querySelectorAll('text')[1].textContent),
 		page_height: document.documentElement.scrollHeight,
+		viewport_width: window.innerWidth,
+		page_width: document.documentElement.scrollWidth,
+		overflowing: overflowing(),
 	};
 })()

@@ -4,8 +4,9 @@
 
     render.py FILE.html SCREENSHOT.png [PRINT.pdf] > facts.json
 
-The screenshot is of the whole page; SCREENSHOT-top.png is the first
-1100x1300 pixels, as a reader first sees the page.
+The page is laid out 1,280 pixels wide (a laptop's screen, the width the
+report must fit).  The screenshot is of the whole page; SCREENSHOT-top.png
+is the first 1280x1300 pixels, as a reader first sees the page.
 
 Speaks the DevTools protocol over --remote-debugging-pipe (file descriptors
 3 and 4, messages ended by NUL): the standard library only.  Prints one JSON
@@ -23,6 +24,8 @@ import tempfile
 import time
 
 TIMEOUT = 60
+WIDTH = 1280
+HEIGHT = 1300
 
 
 class Browser:
@@ -125,7 +128,7 @@ def render(html, png, pdf=None):
         for domain in ("Page", "Runtime", "Log"):
             b.send(domain + ".enable", session=s)
         b.send("Emulation.setDeviceMetricsOverride", {
-            "width": 1100, "height": 1300, "deviceScaleFactor": 1,
+            "width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1,
             "mobile": False}, session=s)
         b.send("Page.navigate", {"url": "file://" + os.path.abspath(html)},
                session=s)

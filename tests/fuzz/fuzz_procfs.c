@@ -2,9 +2,9 @@
 /*
  * libFuzzer: the parsers of what /proc holds about a traced (so hostile)
  * process.  proc_stat_parse on a stat line (first byte 0xfe),
- * environ_lookup on a NUL-separated block, maps_parse_line on
- * one line.  The answers must point inside the input and mean what the
- * input says.
+ * status_tgid and status_nspid on a status file (0xfc), environ_lookup
+ * on a NUL-separated block, maps_parse_line on one line.  The answers
+ * must point inside the input and mean what the input says.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,12 +81,23 @@ static void fuzz_stat(const uint8_t *data, size_t size)
 	free(line);
 }
 
+/* /proc/PID/status: the pids it gives are positive ints, or 0. */
+static void fuzz_status(const uint8_t *data, size_t size)
+{
+	const char *buf = (const char *)data;
+
+	if (status_tgid(buf, size) < 0 || status_nspid(buf, size) < 0)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
 	if (data[0] == 0xfe)
 		fuzz_stat(data + 1, size - 1);
+	else if (data[0] == 0xfc)
+		fuzz_status(data + 1, size - 1);
 	else if (data[0] & 1)
 		fuzz_maps(data + 1, size - 1);
 	else

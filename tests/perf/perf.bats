@@ -140,3 +140,53 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
 	[ "$(jqr "$T/out.json" '.processes | length')" -eq 2001 ]
 	[ "$rss" -lt $((16 * 1024)) ]
 }
+
+# From tests/vdso.bats: issue 29's target, as it states it.  A 95%
+# interval that is exact holds the truth in >= 19 of 20 runs only 74% of
+# the time (binomial), so this can miss on an exact estimator; a miss by
+# more (<= 17) says the interval is too narrow.  The machine's load moves
+# the per-call cost as well, which the interval takes in from the spread
+# of clocktrace's timed trials.
+@test "--vdso: 20 one-second runs, the interval holds the true count in >= 19, width <= 20% in >= 19" {
+	local hits=0 narrow=0 truth est low high
+	for i in $(seq 20); do
+		"$CT" run --vdso --json -o "$T/v.json" -- "$TOOLS/vdsoloop" \
+			-n 10000000 -t 1000 -c 1 -r 10000000 >"$T/wl" 2>"$T/err"
+		truth=$(( $(workload_sum "$T/wl" vdso_clock_gettime) + \
+			  $(workload_sum "$T/wl" vdso_time) ))
+		read -r est low high < <(jq -r '[.processes[].vdso.calls] |
+			"\(map(.estimate) | add) \(map(.low) | add) \(map(.high) | add)"' "$T/v.json")
+		[ "$truth" -eq 20002000 ]
+		echo "run $i: true $truth, estimate $est [$low, $high]" >&2
+		if [ "$low" -le "$truth" ] && [ "$truth" -le "$high" ]; then
+			hits=$((hits + 1))
+		fi
+		if [ $(( (high - low) * 5 )) -le "$est" ]; then
+			narrow=$((narrow + 1))
+		fi
+	done
+	echo "--vdso 20 runs: interval held the truth $hits times, width <= 20% $narrow times" >&2
+	[ "$hits" -ge 19 ]
+	[ "$narrow" -ge 19 ]
+}
+
+# CPU ns of vdsoloop's clock loop (its own CLOCK_PROCESS_CPUTIME_ID).
+vdsoloop_cpu() {
+	"$@" 2>/dev/null | grep -o 'cpu_ns=[0-9]*' | cut -d= -f2
+}
+
+# From tests/vdso.bats: what --vdso's sampler adds to the traced program,
+# at the default rate.  Best of five, interleaved with the same run
+# without --vdso (whose tracepoints the clock loop never hits).
+@test "--vdso at the default rate adds under 1% to the traced program's CPU time" {
+	for _ in 1 2 3 4 5; do
+		vdsoloop_cpu "$CT" run -o /dev/null -- "$TOOLS/vdsoloop" \
+			-n 40000000 >> "$T/u"
+		vdsoloop_cpu "$CT" run --vdso -o /dev/null -- "$TOOLS/vdsoloop" \
+			-n 40000000 >> "$T/v"
+	done
+	u=$(sort -n "$T/u" | head -1)
+	v=$(sort -n "$T/v" | head -1)
+	echo "vdsoloop -n 40000000 CPU ns: without $(tr '\n' ' ' < "$T/u"); with --vdso $(tr '\n' ' ' < "$T/v"); added $(( (v - u) * 10000 / u )) / 10000" >&2
+	[ $(( (v - u) * 100 )) -lt "$u" ]
+}

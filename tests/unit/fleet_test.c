@@ -10,6 +10,7 @@
 #include "httpd.h"
 #include "metrics.h"
 #include "model.h"
+#include "procfs.h"
 
 static void proc_stats(struct model *m, pid_t pid, const char *comm,
 		       uint64_t n)
@@ -246,6 +247,12 @@ static void test_proc_place_files(void **state)
 	assert_null(cgroup_v2_path(cg, strlen(cg)));
 	assert_int_equal(status_nspid(st, strlen(st)), 2);
 	assert_int_equal(status_nspid("Pid:\t3\n", 7), 0);
+	assert_int_equal(status_tgid(st, strlen(st)), 0);
+	/* A thread's status names its process; a Tgid inside a name does not. */
+	st = "Name:\tx\nTgid:\t41\nPid:\t42\n";
+	assert_int_equal(status_tgid(st, strlen(st)), 41);
+	st = "Name:\tTgid: 9\n";
+	assert_int_equal(status_tgid(st, strlen(st)), 0);
 }
 
 int main(void)

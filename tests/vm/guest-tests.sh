@@ -32,6 +32,7 @@ tz_env			small,full	run: a TZ=:file first, last, and past the 20 KiB environment
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
+vdso_sampled		small,full	run --vdso: the perf_event sampler loads and samples each process, nothing lost
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
 leftovers		small,full	no BPF program, map or link is left after clocktrace exits
 kernel_log		small,full	the kernel logged no warning, bug, lockup or stall
@@ -492,6 +493,24 @@ t_unrelated_cost()
 		return 1
 	[ "$fe_runs" -lt 4000 ] ||
 		fail "fentry mode ran its programs $fe_runs times during 400,000 getppids"
+}
+
+# Where the clocksource has a vDSO mode the reads are sampled inside it;
+# the estimate's accuracy is make bench's (tests/perf), not TCG's.
+t_vdso_sampled()
+{
+	"$CT" run --vdso --json -o "$W/vd.json" -- "$TOOLS/vdsoloop" \
+		-n 1000000 -c 1 > "$W/vd.wl" 2> "$W/vd.err" ||
+		fail "run --vdso failed" "$W/vd.err" || return 1
+	[ "$(grep -c '^WORKLOAD ' "$W/vd.wl")" -eq 2 ] ||
+		fail "vdsoloop did not report 2 processes" "$W/vd.wl" || return 1
+	n=$(jq '[.processes[] | select(.vdso.total_samples > 0)] | length' "$W/vd.json")
+	[ "$n" -eq 2 ] || fail "$n of 2 processes sampled" "$W/vd.err" || return 1
+	lost=$(jq '.losses.vdso_map_full' "$W/vd.json")
+	[ "$lost" -eq 0 ] || fail "vdso_map_full $lost" || return 1
+	[ "$(vdso_fallback_per_process)" = 0 ] || return 0
+	s=$(jq '[.processes[].vdso.by_function.clock_gettime.samples // 0] | add' "$W/vd.json")
+	[ "$s" -gt 0 ] || fail "no sample in the vDSO's clock_gettime" "$W/vd.err"
 }
 
 t_doctor_agrees()

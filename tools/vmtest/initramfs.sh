@@ -15,7 +15,7 @@ out=$3
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 : "${VMTEST_DIR:=$top/build/vmtest}"
-WORKLOADS="tzloop forktree misbehave"
+WORKLOADS="tzloop forktree misbehave vdsoloop"
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/vmtest-root.XXXXXX")
 trap 'rm -rf "$root"' EXIT

@@ -15,7 +15,7 @@
 #include "doctor.h"
 #include "reader.h"
 #include "report_file.h"
-#include "session.h"
+#include "cmds.h"
 #include "util.h"
 #include "version.h"
 

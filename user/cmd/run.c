@@ -4,19 +4,19 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "cmds.h"
 #include "procfs.h"
-#include "session.h"
 #include "util.h"
 
 static int run_status(const struct session *s)
 {
-	if (s->abort_signal)
-		return 128 + s->abort_signal;
-	if (!s->prog_exited)
+	const struct session_prog *p = session_prog(s);
+
+	if (!p->exited)
 		return 0;
-	if (WIFSIGNALED(s->prog_status))
-		return 128 + WTERMSIG(s->prog_status);
-	return WEXITSTATUS(s->prog_status);
+	if (WIFSIGNALED(p->status))
+		return 128 + WTERMSIG(p->status);
+	return WEXITSTATUS(p->status);
 }
 
 static void warn_root_prog(const struct opts *opts)
@@ -32,69 +32,57 @@ static void warn_root_prog(const struct opts *opts)
 /* --cgroup/--unit: the processes already in it are targets from now. */
 static int seed_cgroup(struct session *s)
 {
-	for (size_t i = 0; i < s->opts.npids; i++)
-		if (attach_add_target(s, s->opts.pids[i],
-				      proc_ppid(s->opts.pids[i]), 0, false))
+	const struct opts *opts = session_opts(s);
+
+	for (size_t i = 0; i < opts->npids; i++)
+		if (targets_add(session_targets(s), opts->pids[i],
+				proc_ppid(opts->pids[i]), 0, false))
 			return -1;
 	return 0;
 }
 
 static int seed_run(struct session *s)
 {
-	struct proc_model *root;
-	char *tz = getenv("TZ"), *tzdir = getenv("TZDIR");
-	int err;
+	const struct opts *opts = session_opts(s);
+	struct launch_opts o = { .user = opts->user };
+	struct launch l;
 
 	/* Forked once our signals are blocked: PROG gets the mask we had. */
-	if (launch_prepare(&s->launch, s->opts.prog_argv, s->opts.user,
-			   &s->old_mask))
+	if (session_hold_prog(s, &l, &o))
 		return EXIT_TOOL_FAILURE;
-	if (seed_cgroup(s) ||
-	    tracer_add_proc(&s->tracer, s->launch.pid, getpid(), 0, NULL))
+	if (seed_cgroup(s)) {
+		launch_abort(&l);
 		return EXIT_TOOL_FAILURE;
-	/* PROG inherits our environment; the kernel reads it again at exec. */
-	root = model_proc(&s->model, s->launch.pid);
-	session_set_proc_env(root, tz ? ENV_SET : ENV_UNSET, tz ? xstrdup(tz) : NULL,
-		     tzdir ? xstrdup(tzdir) : NULL);
-	if (session_watch_fd(s, s->launch.pidfd))
-		return EXIT_TOOL_FAILURE;
-	if (s->opts.libc)
-		libc_probe_prog(&s->libc, s->opts.prog_argv[0]);
-	s->model.start_ns = now_ns();
-	err = launch_release(&s->launch, s->opts.prog_argv[0]);
-	if (err)
-		s->launch.pid = 0;
-	return err;
+	}
+	return session_start_prog(s, &l, getenv("TZ"), getenv("TZDIR"));
 }
 
 static int prepare_run(struct session *s, int argc, char **argv)
 {
+	struct opts *opts = session_opts(s);
+	struct model *m = session_model(s);
 	int err;
 
 	(void)argc;
 	(void)argv;
-	err = attach_resolve_cgroup(&s->opts);
+	err = targets_resolve_cgroup(opts);
 	if (!err)
-		err = report_file_open(&s->report, s->opts.output, stderr);
-	if (!err)
-		err = report_file_open(&s->html, s->opts.html, NULL);
+		err = session_open_outputs(s, stderr);
 	if (err)
 		return err;
-	warn_root_prog(&s->opts);
-	s->model.command = s->opts.prog_argv;
-	s->model.ncommand = s->opts.prog_argc;
-	/* Runs PROG many times, a session of its own each. */
-	if (s->opts.compare) {
-		err = run_compare(s);
-		return err < 0 ? 0 : err;
-	}
+	warn_root_prog(opts);
+	m->command = opts->prog_argv;
+	m->ncommand = opts->prog_argc;
+	/* Runs PROG many times: a mode of its own. */
+	if (opts->compare)
+		session_switch_ops(s, &compare_ops);
 	return SESSION_GO_ON;
 }
 
-/* PROG has exited and, with --follow, every descendant too. */
-static bool run_over(struct session *s)
+bool run_over(struct session *s)
 {
-	return s->prog_exited && (!s->opts.follow || session_all_gone(s));
+	return session_prog(s)->exited &&
+	       (!session_opts(s)->follow || session_all_gone(s));
 }
 
 static int finish_run(struct session *s)

@@ -16,11 +16,16 @@
 #include "escape.h"
 #include "json.h"
 #include "procfs.h"
+#include "cmds.h"
 #include "report.h"
-#include "session.h"
 #include "top.h"
 #include "util.h"
 
+struct top_state {
+	struct model prev;		/* at the last refresh */
+	uint64_t last_ns;
+	unsigned int refreshes;		/* so far (-n) */
+};
 
 static uint64_t minus(uint64_t cur, uint64_t prev)
 {
@@ -142,16 +147,16 @@ static void print_groups_screen(struct session *s, FILE *out,
 				unsigned int top)
 {
 	struct top_group *g;
-	size_t ng = top_group_rows(rows, n, s->opts.top_by, &g);
+	size_t ng = top_group_rows(rows, n, session_opts(s)->top_by, &g);
 
-	top_groups_print_screen(out, s->opts.top_by, g, ng, top);
+	top_groups_print_screen(out, session_opts(s)->top_by, g, ng, top);
 	top_groups_free(g, ng);
 }
 
 static void print_screen(struct session *s, FILE *out,
 			 const struct top_row *rows, size_t n, double secs)
 {
-	unsigned int top = s->opts.top_n ? s->opts.top_n : 20;
+	unsigned int top = session_opts(s)->top_n ? session_opts(s)->top_n : 20;
 	bool tty = term_can_redraw(fileno(out));
 	char stamp[32];
 	time_t t = time(NULL);
@@ -163,9 +168,9 @@ static void print_screen(struct session *s, FILE *out,
 		fputs("\033[H\033[2J", out);
 	fprintf(out, "clocktrace top - %s, %zu active processes, "
 		"clocksource %s, %llu lost\n", stamp, n,
-		s->model.clocksource[0] ? s->model.clocksource : "?",
-		(unsigned long long)model_lost(&s->model));
-	if (s->opts.top_by != TOP_BY_PROCESS) {
+		session_model(s)->clocksource[0] ? session_model(s)->clocksource : "?",
+		(unsigned long long)model_lost(session_model(s)));
+	if (session_opts(s)->top_by != TOP_BY_PROCESS) {
 		print_groups_screen(s, out, rows, n, top);
 		if (!tty)
 			fputc('\n', out);
@@ -178,7 +183,7 @@ static void print_screen(struct session *s, FILE *out,
 		struct row_facts f = {};
 		char *comm, *tz;
 
-		row_facts(&f, &rows[i], s->model.clocksource, secs);
+		row_facts(&f, &rows[i], session_model(s)->clocksource, secs);
 		comm = escape_dup(f.comm, ESCAPE_TEXT);
 		tz = f.tz_state == ENV_SET ? escape_dup(f.tz, ESCAPE_TEXT) :
 		     xstrdup(f.tz_state == ENV_UNSET ? "(unset)" : "?");
@@ -200,11 +205,11 @@ static void print_groups_json(struct session *s, struct json *j,
 			      unsigned int top)
 {
 	struct top_group *g;
-	size_t ng = top_group_rows(rows, n, s->opts.top_by, &g);
+	size_t ng = top_group_rows(rows, n, session_opts(s)->top_by, &g);
 
-	json_str(j, "by", s->opts.top_by == TOP_BY_CGROUP ? "cgroup" :
+	json_str(j, "by", session_opts(s)->top_by == TOP_BY_CGROUP ? "cgroup" :
 		 "container");
-	top_groups_json(j, s->opts.top_by, g, ng, top);
+	top_groups_json(j, session_opts(s)->top_by, g, ng, top);
 	json_obj_end(j);
 	json_finish(j);
 	top_groups_free(g, ng);
@@ -213,17 +218,17 @@ static void print_groups_json(struct session *s, struct json *j,
 static void print_json_line(struct session *s, FILE *out,
 			    const struct top_row *rows, size_t n, double secs)
 {
-	unsigned int top = s->opts.top_n ? s->opts.top_n : 20;
+	unsigned int top = session_opts(s)->top_n ? session_opts(s)->top_n : 20;
 	struct json j;
 
 	json_init(&j, out, false);
 	json_obj_begin(&j, NULL);
 	json_u64(&j, "time", realtime_ns() / 1000000000ull);
 	json_double(&j, "interval_s", secs);
-	json_str(&j, "clocksource", s->model.clocksource);
-	json_u64(&j, "lost_events", model_lost(&s->model));
-	json_str(&j, "attach", attach_mode_name(s->model.kernel.attach));
-	if (s->opts.top_by != TOP_BY_PROCESS) {
+	json_str(&j, "clocksource", session_model(s)->clocksource);
+	json_u64(&j, "lost_events", model_lost(session_model(s)));
+	json_str(&j, "attach", attach_mode_name(session_model(s)->kernel.attach));
+	if (session_opts(s)->top_by != TOP_BY_PROCESS) {
 		print_groups_json(s, &j, rows, n, top);
 		return;
 	}
@@ -231,7 +236,7 @@ static void print_json_line(struct session *s, FILE *out,
 	for (size_t i = 0; i < n && i < top; i++) {
 		struct row_facts f = {};
 
-		row_facts(&f, &rows[i], s->model.clocksource, secs);
+		row_facts(&f, &rows[i], session_model(s)->clocksource, secs);
 		json_obj_begin(&j, NULL);
 		json_i64(&j, "pid", rows[i].pid);
 		json_str(&j, "comm", f.comm);
@@ -252,62 +257,94 @@ static void print_json_line(struct session *s, FILE *out,
 	json_finish(&j);
 }
 
-static void refresh(struct session *s, uint64_t *last_ns)
+/* What a refresh shows, beside the model. */
+struct top_view {
+	struct session *s;
+	const struct top_row *rows;
+	size_t n;
+	double secs;
+};
+
+static void screen_view(FILE *out, const struct model *m, void *ctx)
 {
-	struct model cur = { .mode = "top" };
-	FILE *out = report_file_stream(&s->report);
+	const struct top_view *v = ctx;
+
+	(void)m;
+	print_screen(v->s, out, v->rows, v->n, v->secs);
+}
+
+static void json_view(FILE *out, const struct model *m, void *ctx)
+{
+	const struct top_view *v = ctx;
+
+	(void)m;
+	print_json_line(v->s, out, v->rows, v->n, v->secs);
+}
+
+static const struct session_views top_views = {
+	.text = screen_view,
+	.json = json_view,
+};
+
+static void refresh(struct session *s, struct top_state *st)
+{
+	struct model cur = { .mode = "top" }, *m = session_model(s);
+	struct top_view v = { .s = s };
 	struct top_row *rows;
 	uint64_t now = now_ns();
-	double secs = (now - *last_ns) / 1e9;
-	size_t n;
+	double secs = (now - st->last_ns) / 1e9;
 
-	*last_ns = now;
-	tracer_collect(&s->tracer, &cur);
-	memcpy(s->model.losses, cur.losses, sizeof(cur.losses));
-	cur.start_ns = s->model.start_ns;
+	st->last_ns = now;
+	tracer_collect(session_tracer(s), &cur);
+	memcpy(m->losses, cur.losses, sizeof(cur.losses));
+	cur.start_ns = m->start_ns;
 	cur.end_ns = now;
-	memcpy(cur.clocksource, s->model.clocksource, sizeof(cur.clocksource));
-	n = rank(&cur, &s->prev, secs > 0 ? secs : 1e-9, &rows);
-	if (s->opts.format == FORMAT_OPENMETRICS)
-		session_write_openmetrics(s, &cur);
-	else if (!out)
-		;	/* a write failed: said once, the end says 125 */
-	else if (s->opts.format == FORMAT_JSON)
-		print_json_line(s, out, rows, n, secs);
-	else
-		print_screen(s, out, rows, n, secs);
-	if (out && s->opts.format != FORMAT_OPENMETRICS)
-		report_file_publish(&s->report);
+	memcpy(cur.clocksource, m->clocksource, sizeof(cur.clocksource));
+	v.n = rank(&cur, &st->prev, secs > 0 ? secs : 1e-9, &rows);
+	v.rows = rows;
+	v.secs = secs;
+	session_show(s, &cur, &top_views, &v, true);
 	free(rows);
-	model_free(&s->prev);
-	s->prev = cur;
+	model_free(&st->prev);
+	st->prev = cur;
 }
 
 static int prepare_top(struct session *s, int argc, char **argv)
 {
-	int err = attach_resolve_cgroup(&s->opts);
-
-	if (!err)
-		err = report_file_open(&s->report, s->opts.output, stdout);
+	int err = targets_resolve_cgroup(session_opts(s));
 
 	(void)argc;
 	(void)argv;
+	if (!err)
+		err = session_open_outputs(s, stdout);
 	return err ? err : SESSION_GO_ON;
 }
 
 /* Nothing to seed: the kernel side traces every process. */
 static int seed_top(struct session *s)
 {
-	s->model.start_ns = now_ns();
-	s->top_last_ns = s->model.start_ns;
+	struct top_state *st = session_state(s);
+
+	session_model(s)->start_ns = now_ns();
+	st->last_ns = session_model(s)->start_ns;
 	return 0;
 }
 
 /* A refresh; the session is over after -n COUNT of them. */
 static bool top_tick(struct session *s)
 {
-	refresh(s, &s->top_last_ns);
-	return s->opts.iterations && ++s->top_refreshes >= s->opts.iterations;
+	struct top_state *st = session_state(s);
+	unsigned int n = session_opts(s)->iterations;
+
+	refresh(s, st);
+	return n && ++st->refreshes >= n;
+}
+
+static void cleanup_top(struct session *s)
+{
+	struct top_state *st = session_state(s);
+
+	model_free(&st->prev);
 }
 
 static int finish_top(struct session *s)
@@ -318,10 +355,12 @@ static int finish_top(struct session *s)
 static const struct session_ops top_ops = {
 	.mode = MODE_TOP,
 	.trace_all = true,
+	.state_size = sizeof(struct top_state),
 	.prepare = prepare_top,
 	.seed = seed_top,
 	.tick = top_tick,
 	.finish = finish_top,
+	.cleanup = cleanup_top,
 };
 
 int cmd_top(int argc, char **argv)

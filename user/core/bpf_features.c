@@ -78,14 +78,6 @@ const char *bpf_feature_effect(enum bpf_feature f, bool has)
 	return has ? texts[f].with : texts[f].without;
 }
 
-bool bpf_features_all(const struct bpf_features *bf)
-{
-	for (int f = 0; f < BPF_FEAT_MAX; f++)
-		if (!bf->has[f])
-			return false;
-	return true;
-}
-
 void bpf_features_fallbacks(const struct bpf_features *bf, char *buf,
 			    size_t len)
 {

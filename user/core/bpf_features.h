@@ -36,8 +36,6 @@ const char *bpf_feature_name(enum bpf_feature f);
 const char *bpf_feature_knob(enum bpf_feature f);
 /* What clocktrace does with the feature, or without it. */
 const char *bpf_feature_effect(enum bpf_feature f, bool has);
-/* True when every feature is there: the variant newer kernels load. */
-bool bpf_features_all(const struct bpf_features *bf);
 /* "task storage, bpf_loop, ..." of the fallbacks in use, "" if none. */
 void bpf_features_fallbacks(const struct bpf_features *bf, char *buf,
 			    size_t len);

@@ -12,6 +12,7 @@
 #include "clocks.h"
 #include "httpd.h"
 #include "util.h"
+#include "vdso_est.h"
 
 #define M_RUN		(1u << MODE_RUN)
 #define M_ATTACH	(1u << MODE_ATTACH)
@@ -29,7 +30,7 @@ enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_HTML, OPT_COMPARE,
 	OPT_FIX, OPT_REPEAT, OPT_LISTEN, OPT_METRICS_BY, OPT_CGROUP, OPT_UNIT,
-	OPT_BY, OPT_CPU, OPT_ATTACH,
+	OPT_BY, OPT_CPU, OPT_ATTACH, OPT_VDSO, OPT_VDSO_RATE,
 };
 
 /*
@@ -106,6 +107,11 @@ static const struct option_doc docs[] = {
 	  "tie kernel events to Ruby and Python script lines (Python 3.11: "
 	  "frames read at each event; Ruby, other Pythons: USDT probes that "
 	  "slow the interpreters many times)" },
+	{ { "vdso", no_argument, NULL, OPT_VDSO }, M_ALL, NULL,
+	  "estimate the clock reads the vDSO serves (never in the kernel) "
+	  "by sampling CPU time, with 95% intervals" },
+	{ { "vdso-rate", required_argument, NULL, OPT_VDSO_RATE }, M_ALL, "HZ",
+	  "--vdso: samples per second of CPU time, 1 to 20000 (default 999)" },
 	{ { "user", required_argument, NULL, 'u' }, M_RUN, "USER",
 	  "run PROG as USER (uid, gid, groups, HOME)" },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,
@@ -248,6 +254,7 @@ static void opts_defaults(struct opts *opts, enum mode mode)
 	opts->mode = mode;
 	opts->max_procs = 16384;
 	opts->ringbuf_kb = 1024;
+	opts->vdso_hz = VDSO_RATE_DEFAULT;
 	opts->repeat = 3;
 	opts->cpu = -1;
 	if (mode == MODE_TOP) {
@@ -461,6 +468,14 @@ static int parse_one(struct opts *opts, int c, const char *arg)
 		return 0;
 	case OPT_LANG:
 		opts->lang = true;
+		return 0;
+	case OPT_VDSO:
+		opts->vdso = true;
+		return 0;
+	case OPT_VDSO_RATE:
+		if (parse_u64(arg, 1, VDSO_RATE_MAX, &v))
+			return bad(mode, "vdso-rate must be 1 to 20000", arg);
+		opts->vdso_hz = v;
 		return 0;
 	case 'u':
 		/* Before anything is loaded: a typo must not attach probes. */

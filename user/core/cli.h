@@ -42,6 +42,8 @@ struct opts {
 	bool per_process;
 	bool libc;
 	bool lang;			/* --lang: interpreters' script frames */
+	bool vdso;			/* --vdso: sample for vDSO reads */
+	unsigned int vdso_hz;		/* --vdso-rate */
 	bool follow;			/* run: wait for every descendant */
 	const char *user;		/* run -u */
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */

@@ -82,22 +82,3 @@ enum container_claim container_of_cgroup(const char *cgroup,
 	return cgroup_made_by_root(cgroup) ? CONTAINER_VERIFIED :
 					     CONTAINER_UNVERIFIED;
 }
-
-pid_t status_nspid(const char *buf, size_t len)
-{
-	char line[256];
-	const char *p = memmem(buf, len, "\nNSpid:", 7), *eol;
-	long last = 0;
-	char *tok, *save = NULL;
-
-	if (!p)
-		return 0;
-	p += 7;
-	eol = memchr(p, '\n', buf + len - p);
-	snprintf(line, sizeof(line), "%.*s",
-		 (int)((eol ? eol : buf + len) - p), p);
-	for (tok = strtok_r(line, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save))
-		last = strtol(tok, NULL, 10);
-	return last > 0 ? (pid_t)last : 0;
-}

@@ -30,7 +30,5 @@ enum container_claim {
 
 enum container_claim container_of_cgroup(const char *cgroup,
 					 char id[CONTAINER_ID_LEN + 1]);
-/* The innermost NSpid of /proc/PID/status, or 0. */
-pid_t status_nspid(const char *status, size_t len);
 
 #endif /* CLOCKTRACE_CONTAINER_H */

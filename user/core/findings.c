@@ -422,6 +422,48 @@ static void vdso_clock_findings(const struct model *m, struct findings *out)
 	set_cost(f, m, ns, ns);
 }
 
+/* The low bound of its vDSO time, as a share of its sampled CPU time. */
+static bool vdso_hot(const struct model *m, const struct proc_model *p,
+		     struct vdso_estimate *e)
+{
+	double cpu_ns = (double)p->vdso.total * m->vdso_period_ns;
+
+	vdso_estimate(&p->vdso, m->vdso_period_ns, m->vdso_cost, e);
+	return e->samples >= VDSO_HOT_SAMPLES && cpu_ns > 0 &&
+	       e->time_ns.low / cpu_ns >= VDSO_HOT_SHARE;
+}
+
+/*
+ * --vdso: reads that never enter the kernel but fill the CPU (a hot time()
+ * loop).  Their cost is CPU time in the vDSO, not kernel time.
+ */
+static void vdso_hot_reads(const struct model *m, struct findings *out)
+{
+	struct pid_set s = {};
+	struct vdso_estimate e;
+	double ns = 0, calls = 0;
+	struct finding *f;
+
+	if (!m->vdso_enabled)
+		return;
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (vdso_hot(m, &m->procs[i], &e)) {
+			pid_set_add(&s, m->procs[i].pid);
+			ns += e.time_ns.estimate;
+			calls += e.calls.estimate;
+		}
+	if (!s.n)
+		return;
+	f = add(out, "vdso-hot-reads", "warning", &s,
+		xasprintf("%zu process%s spent at least %.0f%% of their CPU time "
+			  "reading the clock in the vDSO: about %.0f ms, %.3g "
+			  "calls (sampled estimate)", s.n, s.n == 1 ? "" : "es",
+			  VDSO_HOT_SHARE * 100, ns / 1e6, calls),
+		xstrdup("read the clock once per batch or event, not per item; "
+			"a *_COARSE clock costs a few ns if ms resolution does"));
+	set_cost(f, m, ns, 0);
+}
+
 static void cpu_clock_syscalls(const struct model *m, struct findings *out)
 {
 	struct pid_set s = {};
@@ -563,6 +605,7 @@ void findings_build(const struct model *m, struct findings *out)
 	tz_children_repeat(m, out);
 	tz_file_missing(m, out);
 	vdso_clock_findings(m, out);
+	vdso_hot_reads(m, out);
 	cpu_clock_syscalls(m, out);
 	count_costs_once(out);
 	rate_severity(out);

@@ -12,6 +12,13 @@
 /* CPU-time clock syscalls: at least this many, at this rate per second. */
 #define CPU_CLOCK_MIN		1000
 #define CPU_CLOCK_RATE_MIN	1000.0
+/*
+ * --vdso: a process whose CPU time is, at the least (the interval's low
+ * bound), this share in vDSO clock reads, on at least VDSO_HOT_SAMPLES
+ * samples of it (10 ms at the default rate), is in a hot clock loop.
+ */
+#define VDSO_HOT_SHARE		0.10
+#define VDSO_HOT_SAMPLES	10
 
 /*
  * Severity from what a finding costs (its syscalls' kernel time): critical

@@ -9,19 +9,6 @@
 #include "metrics.h"
 #include "util.h"
 
-int metrics_by_parse(const char *s, enum metrics_by *by)
-{
-	if (!strcmp(s, "comm"))
-		*by = METRICS_BY_COMM;
-	else if (!strcmp(s, "pid"))
-		*by = METRICS_BY_PID;
-	else if (!strcmp(s, "cgroup"))
-		*by = METRICS_BY_CGROUP;
-	else
-		return -1;
-	return 0;
-}
-
 static uint64_t growth(uint64_t cur, uint64_t old, bool restarted)
 {
 	return restarted ? cur : cur - old;

@@ -23,7 +23,5 @@ void metrics_update(struct metrics *mx, const struct model *cur);
 /* pid's entries were evicted: a process reusing it starts from zero. */
 void metrics_forget(struct metrics *mx, pid_t pid);
 void metrics_free(struct metrics *mx);
-/* "comm", "pid" or "cgroup"; -1 for anything else. */
-int metrics_by_parse(const char *s, enum metrics_by *by);
 
 #endif /* CLOCKTRACE_METRICS_H */

@@ -36,6 +36,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_READER_TIMEOUT] = "reader_timeout",
 	[LOSS_READER_CRASHED] = "reader_crashed",
 	[LOSS_READER_SKIPPED] = "reader_skipped",
+	[LOSS_VDSO_MAP_FULL] = "vdso_map_full",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
@@ -345,6 +346,20 @@ void line_sum_add(struct line_sum **v, size_t *n,
 	*v = xrealloc(*v, *n + 1, sizeof(**v));
 	(*v)[(*n)++] = (struct line_sum){ l, l->tz_accesses,
 					  l->clock_syscalls, 1 };
+}
+
+static int by_events(const void *a, const void *b)
+{
+	const struct line_sum *x = a, *y = b;
+	uint64_t nx = x->tz + x->clock, ny = y->tz + y->clock;
+
+	return (nx < ny) - (nx > ny);
+}
+
+void line_sums_sort(struct line_sum *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), by_events);
 }
 
 const char *lang_name(uint32_t lang)

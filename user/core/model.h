@@ -16,6 +16,7 @@
 #include "attach_mode.h"
 #include "bpf_features.h"
 #include "clocktrace.h"
+#include "vdso_est.h"
 
 struct tz_path_stat {
 	char path[TZ_PATH_LEN + 1];
@@ -105,6 +106,7 @@ struct proc_model {
 	struct lang_site_stat *lang_sites;
 	size_t nlang_sites;
 	uint64_t folded;		/* exited processes summed in (groups) */
+	struct vdso_samples vdso;	/* --vdso */
 };
 
 /* How --libc probed one function, over every library (bits). */
@@ -181,6 +183,10 @@ struct model {
 	struct libc_run libc;
 	bool lang_enabled;
 	struct lang_run lang;
+	/* --vdso: what one sample is worth, and each function's cost here. */
+	bool vdso_enabled;
+	double vdso_period_ns;
+	struct vdso_cost vdso_cost[VDSO_FN_MAX];
 	struct proc_model *procs;
 	size_t nprocs;
 	/*
@@ -238,6 +244,8 @@ struct line_sum {
 
 void line_sum_add(struct line_sum **v, size_t *n,
 		  const struct lang_site_stat *l);
+/* Most kernel events (tz accesses and clock syscalls) first. */
+void line_sums_sort(struct line_sum *v, size_t n);
 bool lang_same_site(const struct lang_site_stat *a,
 		    const struct lang_site_stat *b);
 const char *lang_name(uint32_t lang);	/* "ruby", "python" */

@@ -231,6 +231,62 @@ pid_t proc_ppid(pid_t pid)
 	return ppid;
 }
 
+/* The last number of the line that starts with NAME: (NSpid lists one per level). */
+static pid_t status_field(const char *buf, size_t len, const char *name)
+{
+	char key[16], line[256];
+	int klen = snprintf(key, sizeof(key), "\n%s:", name);
+	const char *p = memmem(buf, len, key, klen), *eol;
+	long last = 0;
+	char *tok, *save = NULL;
+
+	if (!p)
+		return 0;
+	p += klen;
+	eol = memchr(p, '\n', buf + len - p);
+	snprintf(line, sizeof(line), "%.*s",
+		 (int)((eol ? eol : buf + len) - p), p);
+	for (tok = strtok_r(line, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		last = strtol(tok, NULL, 10);
+	return last > 0 && last <= INT32_MAX ? (pid_t)last : 0;
+}
+
+pid_t status_tgid(const char *buf, size_t len)
+{
+	return status_field(buf, len, "Tgid");
+}
+
+pid_t status_nspid(const char *buf, size_t len)
+{
+	return status_field(buf, len, "NSpid");
+}
+
+static pid_t proc_status_field(pid_t pid, pid_t (*field)(const char *, size_t))
+{
+	char path[64], *buf;
+	size_t len;
+	pid_t v;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	buf = read_file(path, 1 << 16, &len);
+	if (!buf)
+		return -1;
+	v = field(buf, len);
+	free(buf);
+	return v;
+}
+
+pid_t proc_tgid(pid_t pid)
+{
+	return proc_status_field(pid, status_tgid);
+}
+
+pid_t proc_nspid(pid_t pid)
+{
+	return proc_status_field(pid, status_nspid);
+}
+
 bool proc_exists(pid_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);

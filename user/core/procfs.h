@@ -62,6 +62,16 @@ bool proc_exists(pid_t pid);
 int proc_stat_parse(const char *buf, char *state, unsigned long *flags);
 int proc_state(pid_t pid, char *state, unsigned long *flags);
 
+/*
+ * /proc/PID/status, not NUL-terminated: its Tgid (the process a thread
+ * belongs to) and the pid in its own namespace (NSpid's last field), or 0.
+ */
+pid_t status_tgid(const char *buf, size_t len);
+pid_t status_nspid(const char *buf, size_t len);
+/* The same from the live process; -1 when it cannot be read. */
+pid_t proc_tgid(pid_t pid);
+pid_t proc_nspid(pid_t pid);
+
 /* Calls fn for every process on the machine. */
 void proc_for_each(void (*fn)(pid_t pid, void *ctx), void *ctx);
 

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,15 +69,63 @@ void html_text(FILE *f, const char *s)
 	html_textn(f, s ? s : "", s ? strlen(s) : 0);
 }
 
-void html_printf(FILE *f, const char *fmt, ...)
+/* Where to cut s near at without splitting a UTF-8 sequence. */
+static size_t utf8_boundary(const char *s, size_t at)
 {
-	char buf[1024];
-	va_list ap;
+	while (at > 0 && ((unsigned char)s[at] & 0xc0) == 0x80)
+		at--;
+	return at;
+}
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	html_text(f, buf);
+void html_long_text(FILE *f, const char *s, size_t max)
+{
+	size_t len = s ? strlen(s) : 0, head, tail;
+
+	if (len <= max || max < 8) {
+		html_text(f, s);
+		return;
+	}
+	/* The tail names the file, the head says where the tree starts. */
+	head = utf8_boundary(s, max / 4);
+	tail = utf8_boundary(s, len - (max - max / 4 - 1));
+	fputs("<span class=\"cut\" title=\"", f);
+	html_text(f, s);
+	fputs("\">", f);
+	html_textn(f, s, head);
+	fputs("\u2026", f);
+	html_text(f, s + tail);
+	fputs("</span>", f);
+}
+
+static const struct html_unit units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+};
+
+struct html_unit html_unit_of(uint64_t ns)
+{
+	size_t i = sizeof(units) / sizeof(units[0]) - 1;
+
+	while (i > 0 && ns < units[i].ns)
+		i--;
+	return units[i];
+}
+
+char *html_fmt_in(char *buf, size_t size, uint64_t ns, struct html_unit u)
+{
+	double v = ns / u.ns;
+	int decimals = u.ns == 1 ? 0 : u.ns == 1e9 ? 2 : 1;
+
+	/* Two significant digits below one unit: 0.31 ms, 0.0042 s. */
+	for (double t = v; ns && t < 1 && decimals < 6; t *= 10)
+		decimals++;
+	snprintf(buf, size, "%.*f", decimals, v);
+	return buf;
+}
+
+char *html_fmt_whole_in(char *buf, size_t size, uint64_t ns,
+			struct html_unit u)
+{
+	return fmt_count(buf, size, (uint64_t)(ns / u.ns + 0.5));
 }
 
 static void figure_open(FILE *f, const char *id, const char *title,
@@ -109,7 +156,10 @@ void html_bar_chart(FILE *f, const char *id, const char *title,
 		int y = (int)i * ROW_H + 4;
 		char v[32];
 
-		fmt_count(v, sizeof(v), bars[i].value);
+		if (bars[i].text)
+			snprintf(v, sizeof(v), "%s", bars[i].text);
+		else
+			fmt_count(v, sizeof(v), bars[i].value);
 		fprintf(f, "<g data-value=\"%llu\"><text x=\"%d\" y=\"%d\" "
 			"text-anchor=\"end\">", (unsigned long long)bars[i].value,
 			LABEL_W - 6, y + 15);
@@ -124,14 +174,37 @@ void html_bar_chart(FILE *f, const char *id, const char *title,
 	fputs("</svg>\n", f);
 }
 
-static void slot_label(char *buf, size_t size, uint64_t ns)
+struct html_unit html_hist_unit(const __u64 *slots)
 {
-	fmt_duration(buf, size, (double)ns);
+	for (int i = 0; i < HIST_SLOTS; i++)
+		if (slots[i])
+			return html_unit_of(hist_slot_lo(i) ? hist_slot_lo(i) : 1);
+	return html_unit_of(1);
 }
 
+static void bucket_rect(FILE *f, int i, uint64_t count, uint64_t max,
+			double x, double colw, struct html_unit u)
+{
+	double h = (double)count / max * (HIST_H - 20);
+	char a[32];
+
+	if (count && h < 2)
+		h = 2;
+	html_fmt_whole_in(a, sizeof(a), hist_slot_lo(i), u);
+	fprintf(f, "<rect class=\"bucket\" data-lo=\"%llu\" data-hi=\"%llu\" "
+		"data-count=\"%llu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		"height=\"%.1f\"><title>%s %s and up: %llu</title></rect>\n",
+		(unsigned long long)hist_slot_lo(i),
+		(unsigned long long)hist_slot_hi(i), (unsigned long long)count,
+		x + 1, HIST_H - h, colw - 2, h, a, u.name,
+		(unsigned long long)count);
+}
+
+/* Bounds in one unit, the smallest bucket's: whole numbers on the axis. */
 void html_histogram(FILE *f, const char *id, const char *title,
 		    const char *kind, const __u64 *slots)
 {
+	struct html_unit u = html_hist_unit(slots);
 	int lo = HIST_SLOTS, hi = -1, n;
 	uint64_t max = 1;
 	char desc[512], a[32], b[32];
@@ -147,38 +220,31 @@ void html_histogram(FILE *f, const char *id, const char *title,
 	if (hi < 0)
 		return;
 	n = hi - lo + 1;
-	colw = (double)(CHART_W - 60) / n;
+	colw = (double)(CHART_W - 90) / n;
 	if (colw > 48)
 		colw = 48;
-	slot_label(a, sizeof(a), hist_slot_lo(lo));
-	slot_label(b, sizeof(b), hist_slot_hi(hi));
-	snprintf(desc, sizeof(desc), "%llu calls of %s between %s and %s, in "
+	html_fmt_whole_in(a, sizeof(a), hist_slot_lo(lo), u);
+	html_fmt_whole_in(b, sizeof(b), hist_slot_hi(hi), u);
+	snprintf(desc, sizeof(desc), "%llu calls of %s between %s and %s %s, in "
 		 "power-of-two latency buckets; the table below has the counts",
-		 (unsigned long long)hist_sum(slots, HIST_SLOTS), kind, a, b);
+		 (unsigned long long)hist_sum(slots, HIST_SLOTS), kind, a, b,
+		 u.name);
 	figure_open(f, id, title, desc, CHART_W, HIST_H + 40, "chart hist");
 	fprintf(f, "<line class=\"axis\" x1=\"50\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
 		HIST_H, CHART_W - 10, HIST_H);
 	fprintf(f, "<text x=\"46\" y=\"14\" text-anchor=\"end\">%llu</text>\n",
 		(unsigned long long)max);
 	for (int i = lo; i <= hi; i++) {
-		double h = (double)slots[i] / max * (HIST_H - 20);
 		double x = 50 + (i - lo) * colw;
 
-		if (slots[i] && h < 2)
-			h = 2;
-		slot_label(a, sizeof(a), hist_slot_lo(i));
-		fprintf(f, "<rect class=\"bucket\" data-lo=\"%llu\" data-hi=\"%llu\" "
-			"data-count=\"%llu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"%.1f\"><title>%s and up: %llu</title></rect>\n",
-			(unsigned long long)hist_slot_lo(i),
-			(unsigned long long)hist_slot_hi(i),
-			(unsigned long long)slots[i], x + 1, HIST_H - h,
-			colw - 2, h, a, (unsigned long long)slots[i]);
+		bucket_rect(f, i, slots[i], max, x, colw, u);
+		html_fmt_whole_in(a, sizeof(a), hist_slot_lo(i), u);
 		if ((i - lo) % (n > 12 ? 2 : 1) == 0)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
 				"%s</text>\n", x + colw / 2, HIST_H + 16, a);
 	}
-	fputs("</svg>\n", f);
+	fprintf(f, "<text class=\"unit\" x=\"%.1f\" y=\"%d\">%s</text>\n</svg>\n",
+		50 + n * colw + 4, HIST_H + 16, u.name);
 }
 
 void html_cell_bar(FILE *f, uint64_t value, uint64_t max, const char *cls)

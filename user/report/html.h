@@ -20,20 +20,47 @@
  */
 void html_text(FILE *f, const char *s);
 void html_textn(FILE *f, const char *s, size_t len);
-/* printf, then html_text of the result. */
-void html_printf(FILE *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A path or name that can be long: written whole up to max bytes, else as
+ * its head, "\u2026" and its tail, the whole of it in a title attribute.
+ */
+void html_long_text(FILE *f, const char *s, size_t max);
+
+/*
+ * The one unit every value of a figure or table column is written in, so
+ * that no column mixes "ms" with "us".
+ */
+struct html_unit {
+	const char *name;		/* "ns", "us", "ms", "s" */
+	double ns;			/* nanoseconds in one */
+};
+
+/*
+ * The unit ns reads best in (fmt_duration's choice): of the biggest value
+ * for a table's figures, of the smallest for a log-scale histogram's, so
+ * that every bucket's bound is a whole number.
+ */
+struct html_unit html_unit_of(uint64_t ns);
+/* ns in unit u, without the unit's name: "551.0", "0.31". */
+char *html_fmt_in(char *buf, size_t size, uint64_t ns, struct html_unit u);
+/* The same as a whole number with thousands separators: "4,096". */
+char *html_fmt_whole_in(char *buf, size_t size, uint64_t ns,
+			struct html_unit u);
 
 struct html_bar {
 	const char *label;		/* escaped when written */
 	uint64_t value;
 	const char *cls;		/* a CSS class: the bar's colour */
+	const char *text;		/* the value as written; NULL: the count */
 };
 
 /* Horizontal bars with their values written out; id names the figure. */
 void html_bar_chart(FILE *f, const char *id, const char *title,
 		    const char *desc, const struct html_bar *bars, size_t n,
 		    const char *unit);
+/* The unit a histogram's bucket bounds are written in (html_unit_of). */
+struct html_unit html_hist_unit(const __u64 *slots);
 /* A latency histogram of log2 nanosecond slots, as columns. */
 void html_histogram(FILE *f, const char *id, const char *title,
 		    const char *kind, const __u64 *slots);

@@ -42,6 +42,13 @@ void report_lang_text(FILE *f, const struct model *m);
 /* The --libc section of the text report. */
 void report_libc_text(FILE *f, const struct model *m);
 
+/* --vdso: the estimates, per process and how they were made. */
+struct json;
+void report_vdso_json_proc(struct json *j, const struct model *m,
+			   const struct proc_model *p);
+void report_vdso_json_run(struct json *j, const struct model *m);
+void report_vdso_text(FILE *f, const struct model *m);
+
 uint64_t model_events(const struct model *m);
 
 #endif /* CLOCKTRACE_REPORT_H */

@@ -27,14 +27,16 @@ static const char style[] =
 	"border-bottom:1px solid var(--line);padding-bottom:.2em}\n"
 	"code,td.mono,.cmd{font-family:'DejaVu Sans Mono',monospace;font-size:.9em}\n"
 	"dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:.5em 0}\n"
-	"dl.facts dt{color:var(--mute)}dl.facts dd{margin:0}\n"
+	"dl.facts dt{color:var(--mute)}dl.facts dd{margin:0;min-width:0}\n"
+	/* A 200-byte path breaks anywhere rather than widen the page. */
+	"td.mono,dd,code,.message,.fix{overflow-wrap:anywhere}\n"
 	"table{border-collapse:collapse;margin:.4em 0}th,td{padding:.15em .6em;"
 	"border-bottom:1px solid var(--line);text-align:left;vertical-align:top}\n"
 	"td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;"
 	"white-space:nowrap}\n"
 	"caption{text-align:left;color:var(--mute);font-size:.9em;caption-side:top}\n"
 	"table.histtable caption{white-space:nowrap}td.range{font-size:.8em;"
-	"color:var(--mute)}#compare-table{font-size:.9em}.wide{overflow-x:auto}\n"
+	"color:var(--mute)}#compare-table{font-size:.9em}\n"
 	".tz{fill:var(--tz)}.clk{fill:var(--clk)}.before{fill:#6e7781}.after{fill:#1a7f37}\n"
 	"svg.chart{max-width:100%;height:auto;font-size:12px;display:block;margin:.4em 0}\n"
 	"svg.chart text{fill:var(--fg)}svg .axis{stroke:var(--mute)}\n"
@@ -214,7 +216,7 @@ static void proc_row(struct tree_ctx *t, const struct proc_model *p,
 	count_cell(f, "clk", proc_clock_syscalls(p), t->max_clk);
 	exit_cell(f, p);
 	fputs("<td class=\"mono\">", f);
-	html_textn(f, p->exe ? p->exe : "", EXE_LEN * 4);
+	html_long_text(f, p->exe ? p->exe : "", HTML_PATH_MAX);
 	fputs("</td></tr>\n", f);
 }
 
@@ -298,10 +300,14 @@ static void parent_children_section(FILE *f, const struct model *m)
 		return;
 	}
 	fputs("<section id=\"parent-children\">\n<h2>Parent versus children</h2>\n", f);
-	bars[0] = (struct html_bar){ "parent: tz accesses", g[0]->tz / g[0]->procs, "tz" };
-	bars[1] = (struct html_bar){ "per child: tz accesses", g[1]->tz / g[1]->procs, "tz" };
-	bars[2] = (struct html_bar){ "parent: clock syscalls", g[0]->clock / g[0]->procs, "clk" };
-	bars[3] = (struct html_bar){ "per child: clock syscalls", g[1]->clock / g[1]->procs, "clk" };
+	bars[0] = (struct html_bar){ "parent: tz accesses",
+		g[0]->tz / g[0]->procs, "tz", NULL };
+	bars[1] = (struct html_bar){ "per child: tz accesses",
+		g[1]->tz / g[1]->procs, "tz", NULL };
+	bars[2] = (struct html_bar){ "parent: clock syscalls",
+		g[0]->clock / g[0]->procs, "clk", NULL };
+	bars[3] = (struct html_bar){ "per child: clock syscalls",
+		g[1]->clock / g[1]->procs, "clk", NULL };
 	html_bar_chart(f, "fig-pvc", "Parent versus children, per process",
 		       "Time-zone file accesses and clock syscalls of the parent "
 		       "against the average child; the table below has the totals",
@@ -325,19 +331,23 @@ static void latency_merge(struct latency *dst, const struct latency *src)
 		dst->hist[i] += src->hist[i];
 }
 
+/* The bounds in the unit of the figure above it. */
 static void hist_table(FILE *f, const char *kind, const struct latency *l)
 {
+	struct html_unit u = html_hist_unit(l->hist);
 	char lo[32], hi[32];
 
 	fprintf(f, "<table class=\"histtable\" data-kind=\"%s\"><caption>%s(): "
-		"calls per latency bucket</caption><thead><tr><th>from</th><th>to"
-		"</th><th class=\"num\">calls</th></tr></thead><tbody>\n", kind, kind);
+		"calls per latency bucket</caption><thead><tr><th class=\"num\">"
+		"from (%s)</th><th class=\"num\">to (%s)</th><th class=\"num\">"
+		"calls</th></tr></thead><tbody>\n", kind, kind, u.name, u.name);
 	for (int i = 0; i < HIST_SLOTS; i++) {
 		if (!l->hist[i])
 			continue;
-		fprintf(f, "<tr><td>%s</td><td>%s</td><td class=\"num\">%llu</td></tr>\n",
-			fmt_duration(lo, sizeof(lo), hist_slot_lo(i)),
-			fmt_duration(hi, sizeof(hi), hist_slot_hi(i)),
+		fprintf(f, "<tr><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+			"<td class=\"num\">%llu</td></tr>\n",
+			html_fmt_whole_in(lo, sizeof(lo), hist_slot_lo(i), u),
+			html_fmt_whole_in(hi, sizeof(hi), hist_slot_hi(i), u),
 			(unsigned long long)l->hist[i]);
 	}
 	fputs("</tbody></table>\n", f);
@@ -372,40 +382,62 @@ static void latency_section(FILE *f, const struct model *m)
 		fputs("</section>\n", f);
 }
 
-static void tz_path_row(FILE *f, const struct proc_model *p,
-			const struct tz_path_stat *t)
+struct tz_path_row {
+	const struct proc_model *p;
+	const struct tz_path_stat *t;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct tz_path_row *x = a, *y = b;
+
+	if (x->t->count != y->t->count)
+		return (x->t->count < y->t->count) - (x->t->count > y->t->count);
+	return (x->p->pid > y->p->pid) - (x->p->pid < y->p->pid);
+}
+
+static void tz_path_row(FILE *f, const struct tz_path_row *r)
 {
 	char c[32], e[32];
 
-	fprintf(f, "<tr><td class=\"num\">%d</td><td>%s</td><td class=\"num\">"
-		"%s</td><td class=\"num\">%s</td><td class=\"mono\">", p->pid,
-		kind_name(t->kind), fmt_count(c, sizeof(c), t->count),
-		fmt_count(e, sizeof(e), t->errors));
-	html_text(f, t->path);
+	fprintf(f, "<tr><td class=\"num\">%d</td><td>%s</td><td class=\"num\" "
+		"data-value=\"%llu\">%s</td><td class=\"num\">%s</td><td "
+		"class=\"mono\">", r->p->pid, kind_name(r->t->kind),
+		(unsigned long long)r->t->count,
+		fmt_count(c, sizeof(c), r->t->count),
+		fmt_count(e, sizeof(e), r->t->errors));
+	html_long_text(f, r->t->path, HTML_PATH_MAX);
 	fputs("</td></tr>\n", f);
 }
 
+/* Per process and path, the most accessed first. */
 static void tz_paths_section(FILE *f, const struct model *m)
 {
-	size_t rows = 0, all = 0;
+	struct tz_path_row *v;
+	size_t n = 0, all = 0;
 
 	for (size_t i = 0; i < m->nprocs; i++)
 		all += m->procs[i].npaths;
 	if (!all)
 		return;
+	v = xcalloc(all, sizeof(*v));
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t k = 0; k < m->procs[i].npaths; k++)
+			v[n++] = (struct tz_path_row){ &m->procs[i],
+						       &m->procs[i].paths[k] };
+	qsort(v, n, sizeof(*v), by_count);
 	fputs("<section id=\"tz-paths\">\n<h2>Time-zone file accesses</h2>\n"
-	      "<table><thead><tr><th class=\"num\">PID</th><th>Operation</th>"
-	      "<th class=\"num\">Count</th><th class=\"num\">Errors</th>"
-	      "<th>Path</th></tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < m->nprocs && rows < HTML_PROCS_MAX; i++)
-		for (size_t k = 0; k < m->procs[i].npaths && rows < HTML_PROCS_MAX;
-		     k++, rows++)
-			tz_path_row(f, &m->procs[i], &m->procs[i].paths[k]);
+	      "<table id=\"tz-path-table\"><thead><tr><th class=\"num\">PID</th>"
+	      "<th>Operation</th><th class=\"num\">Count</th><th class=\"num\">"
+	      "Errors</th><th>Path</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n && i < HTML_PROCS_MAX; i++)
+		tz_path_row(f, &v[i]);
 	fputs("</tbody></table>\n", f);
-	if (all > rows)
+	if (n > HTML_PROCS_MAX)
 		fprintf(f, "<p class=\"note\">%zu more rows not shown.</p>\n",
-			all - rows);
+			n - HTML_PROCS_MAX);
 	fputs("</section>\n", f);
+	free(v);
 }
 
 static void losses_section(FILE *f, const struct model *m)

@@ -13,6 +13,9 @@
 #include "model.h"
 #include "timeline.h"
 
+/* Paths and names longer than this are shortened, whole in a title. */
+#define HTML_PATH_MAX	80
+
 /* cmp (run --compare) and tl (-i) may be NULL. */
 void report_html(FILE *f, const struct model *m, const struct findings *fs,
 		 const struct compare *cmp, const struct timeline *tl);

@@ -14,18 +14,35 @@
 #define LIBC_SITES	20
 #define LANG_SITES	100
 
-static void figure_cells(FILE *f, const struct compare_figure *x)
+/* The one unit of the table and the chart: the longest figure's. */
+static struct html_unit compare_unit(const struct compare *c)
+{
+	uint64_t max = 0;
+
+	for (int r = 0; r < ROLE_MAX; r++)
+		for (int v = 0; v < VARIANT_MAX; v++) {
+			const struct compare_side *s = &c->side[r][v];
+
+			max = s->wall.max > max ? s->wall.max : max;
+			max = s->cpu.max > max ? s->cpu.max : max;
+		}
+	return html_unit_of(max);
+}
+
+static void figure_cells(FILE *f, const struct compare_figure *x,
+			 struct html_unit u)
 {
 	char a[32], b[32], c[32];
 
 	fprintf(f, "<td class=\"num\" data-value=\"%llu\">%s</td>"
 		"<td class=\"num range\">%s \u2013 %s</td>", (unsigned long long)x->median,
-		fmt_duration(a, sizeof(a), x->median),
-		fmt_duration(b, sizeof(b), x->min), fmt_duration(c, sizeof(c), x->max));
+		html_fmt_in(a, sizeof(a), x->median, u),
+		html_fmt_in(b, sizeof(b), x->min, u),
+		html_fmt_in(c, sizeof(c), x->max, u));
 }
 
 static void compare_row(FILE *f, const struct compare *c, enum compare_role r,
-			enum compare_variant v)
+			enum compare_variant v, struct html_unit u)
 {
 	const struct compare_side *s = &c->side[r][v];
 	char n[2][32];
@@ -34,8 +51,8 @@ static void compare_row(FILE *f, const struct compare *c, enum compare_role r,
 		"<td class=\"num\">%u</td>", compare_role_name(r),
 		compare_variant_name(v), compare_role_name(r),
 		compare_variant_name(v), s->processes);
-	figure_cells(f, &s->wall);
-	figure_cells(f, &s->cpu);
+	figure_cells(f, &s->wall, u);
+	figure_cells(f, &s->cpu, u);
 	fprintf(f, "<td class=\"num\" data-value=\"%llu\">%s</td>"
 		"<td class=\"num\" data-value=\"%llu\">%s</td>",
 		(unsigned long long)s->tz_accesses,
@@ -48,32 +65,38 @@ static void compare_row(FILE *f, const struct compare *c, enum compare_role r,
 	fputs("</tr>\n", f);
 }
 
-static void compare_chart(FILE *f, const struct compare *c)
+static void compare_chart(FILE *f, const struct compare *c, struct html_unit u)
 {
 	struct html_bar bars[2 * ROLE_MAX];
-	char labels[2 * ROLE_MAX][48];
+	char labels[2 * ROLE_MAX][48], texts[2 * ROLE_MAX][32];
+	char title[96], desc[256];
 	size_t n = 0;
 
 	for (int r = 0; r < ROLE_MAX; r++) {
 		if (r != ROLE_ALL && !c->side[r][VARIANT_BEFORE].processes)
 			continue;
 		for (int v = 0; v < VARIANT_MAX; v++, n++) {
+			uint64_t ns = c->side[r][v].wall.median;
+
 			snprintf(labels[n], sizeof(labels[n]), "%s, %s",
 				 compare_role_name(r), compare_variant_name(v));
-			/* In microseconds: the bars need no finer grain. */
-			bars[n] = (struct html_bar){ labels[n],
-				c->side[r][v].wall.median / 1000,
-				v == VARIANT_BEFORE ? "before" : "after" };
+			bars[n] = (struct html_bar){ labels[n], ns,
+				v == VARIANT_BEFORE ? "before" : "after",
+				html_fmt_in(texts[n], sizeof(texts[n]), ns, u) };
 		}
 	}
-	html_bar_chart(f, "fig-compare", "Median wall time before and after the fix",
-		       "Median wall time in microseconds of PROG as it is (grey) and "
-		       "with the fix (green), for all processes and per role; the "
-		       "table below has every figure", bars, n, "us");
+	snprintf(title, sizeof(title), "Median wall time before and after the "
+		 "fix (%s)", u.name);
+	snprintf(desc, sizeof(desc), "Median wall time in %s of PROG as it is "
+		 "(grey) and with the fix (green), for all processes and per "
+		 "role; the table below has every figure", u.name);
+	html_bar_chart(f, "fig-compare", title, desc, bars, n, u.name);
 }
 
 void html_compare_section(FILE *f, const struct compare *c)
 {
+	struct html_unit u = compare_unit(c);
+
 	fputs("<section id=\"compare\">\n<h2>With the fix</h2>\n<p class=\"verdict\" "
 	      "id=\"verdict\">", f);
 	html_text(f, c->verdict);
@@ -100,20 +123,21 @@ void html_compare_section(FILE *f, const struct compare *c)
 	else if (c->stdout_varies)
 		fputs("<p class=\"note\">PROG's standard output changes from run to "
 		      "run, so it was not compared.</p>\n", f);
-	compare_chart(f, c);
-	fputs("<div class=\"wide\"><table id=\"compare-table\"><thead><tr><th>Role</th>"
-	      "<th>Variant</th><th class=\"num\">Procs</th><th class=\"num\">Wall</th><th "
-	      "class=\"num\">min \u2013 max</th><th class=\"num\">CPU</th><th "
-	      "class=\"num\">min \u2013 max</th><th class=\"num\">TZ accesses</th>"
-	      "<th class=\"num\">Clock syscalls</th><th class=\"num\">Speed-up</th>"
-	      "</tr></thead>\n<tbody>\n", f);
+	compare_chart(f, c, u);
+	fprintf(f, "<table id=\"compare-table\"><thead><tr><th>Role</th>"
+		"<th>Variant</th><th class=\"num\">Procs</th><th class=\"num\">"
+		"Wall (%s)</th><th class=\"num\">min \u2013 max (%s)</th><th "
+		"class=\"num\">CPU (%s)</th><th class=\"num\">min \u2013 max (%s)"
+		"</th><th class=\"num\">TZ accesses</th><th class=\"num\">Clock "
+		"syscalls</th><th class=\"num\">Speed-up</th></tr></thead>\n"
+		"<tbody>\n", u.name, u.name, u.name, u.name);
 	for (int r = 0; r < ROLE_MAX; r++) {
 		if (r != ROLE_ALL && !c->side[r][VARIANT_BEFORE].processes)
 			continue;
-		compare_row(f, c, r, VARIANT_BEFORE);
-		compare_row(f, c, r, VARIANT_AFTER);
+		compare_row(f, c, r, VARIANT_BEFORE, u);
+		compare_row(f, c, r, VARIANT_AFTER, u);
 	}
-	fputs("</tbody></table></div>\n</section>\n", f);
+	fputs("</tbody></table>\n</section>\n", f);
 }
 
 static int by_total(const void *a, const void *b)
@@ -216,96 +240,159 @@ static void libc_fn_row(FILE *f, uint32_t fn, const struct libc_stats *s)
 		(unsigned long long)s->clock_syscalls);
 }
 
+/* "do_work+0x28" (the symbol), "-" when the file has none. */
+static void site_caller_cell(FILE *f, const struct caller_stat *c)
+{
+	fputs("<td class=\"mono\">", f);
+	if (c->symbol)
+		html_long_text(f, c->symbol, HTML_PATH_MAX);
+	else
+		fputs("\u2013", f);
+	fputs("</td>", f);
+}
+
+/* "date_core.so+0x107f8", as the text report names a site; the run's
+ * address only where the file offset is unknown. */
+static void site_module_cell(FILE *f, const struct caller_stat *c)
+{
+	fputs("<td class=\"mono\">", f);
+	html_long_text(f, c->module ? c->module : "unknown", HTML_PATH_MAX);
+	if (c->has_offset)
+		fprintf(f, "+0x%llx", (unsigned long long)c->offset);
+	else
+		fprintf(f, " at 0x%llx", (unsigned long long)c->addr);
+	fputs("</td>", f);
+}
+
+static void libc_site_row(FILE *f, const struct site_sum *s)
+{
+	char n[32];
+
+	fprintf(f, "<tr data-fn=\"%s\"><td class=\"mono\">%s()</td><td "
+		"class=\"num\" data-value=\"%llu\">%s</td><td class=\"num\">%u"
+		"</td>", libc_fn_name(s->c->fn), libc_fn_name(s->c->fn),
+		(unsigned long long)s->calls, fmt_count(n, sizeof(n), s->calls),
+		s->procs);
+	site_caller_cell(f, s->c);
+	site_module_cell(f, s->c);
+	fputs("<td class=\"mono\">", f);
+	html_long_text(f, s->c->source ? s->c->source : "", HTML_PATH_MAX);
+	fputs("</td></tr>\n", f);
+}
+
+/* Merged over processes and sorted as the text report's "Top call sites". */
 static void libc_sites(FILE *f, const struct model *m)
 {
-	size_t shown = 0;
+	struct site_sum *v = NULL;
+	size_t n = 0;
 
-	fputs("<table id=\"libc-sites\"><caption>Call sites (return addresses), per "
-	      "process</caption><thead><tr><th class=\"num\">PID</th><th>Function"
-	      "</th><th class=\"num\">Calls</th><th>Caller</th><th>Module</th>"
-	      "<th>Source</th></tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < m->nprocs && shown < LIBC_SITES; i++) {
-		const struct proc_model *p = &m->procs[i];
-
-		for (size_t k = 0; k < p->ncallers && shown < LIBC_SITES; k++, shown++) {
-			const struct caller_stat *c = &p->callers[k];
-
-			fprintf(f, "<tr><td class=\"num\">%d</td><td class=\"mono\">%s()"
-				"</td><td class=\"num\">%llu</td><td class=\"mono\">",
-				p->pid, libc_fn_name(c->fn), (unsigned long long)c->count);
-			if (c->symbol)
-				html_text(f, c->symbol);
-			else
-				fprintf(f, "0x%llx", (unsigned long long)c->addr);
-			fputs("</td><td class=\"mono\">", f);
-			html_text(f, c->module ? c->module : "unknown");
-			fputs("</td><td class=\"mono\">", f);
-			html_text(f, c->source ? c->source : "");
-			fputs("</td></tr>\n", f);
-		}
-	}
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t k = 0; k < m->procs[i].ncallers; k++)
+			site_sum_add(&v, &n, &m->procs[i].callers[k]);
+	site_sums_sort(v, n);
+	fputs("<table id=\"libc-sites\"><caption>Call sites, the same code of "
+	      "the same file counted once over all processes, most calls first"
+	      "</caption><thead><tr><th>Function</th><th class=\"num\">Calls</th>"
+	      "<th class=\"num\">Processes</th><th>Caller</th><th>Module+offset"
+	      "</th><th>Source</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n && i < LIBC_SITES; i++)
+		libc_site_row(f, &v[i]);
 	fputs("</tbody></table>\n", f);
+	if (n > LIBC_SITES)
+		fprintf(f, "<p class=\"note\">%zu more call sites (the JSON "
+			"report lists them all).</p>\n", n - LIBC_SITES);
+	free(v);
+}
+
+struct fn_total {
+	uint32_t fn;
+	struct libc_stats s;
+};
+
+/* Most calls first, ties in the text report's order (the enum's). */
+static int by_fn_calls(const void *a, const void *b)
+{
+	const struct fn_total *x = a, *y = b;
+
+	if (x->s.calls != y->s.calls)
+		return (x->s.calls < y->s.calls) - (x->s.calls > y->s.calls);
+	return (x->fn > y->fn) - (x->fn < y->fn);
 }
 
 void html_libc_section(FILE *f, const struct model *m)
 {
-	struct libc_stats all[LIBC_FN_MAX] = {};
+	struct fn_total all[LIBC_FN_MAX - 1] = {};
 
-	for (size_t i = 0; i < m->nprocs; i++)
-		for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
+	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++) {
+		all[fn - 1].fn = fn;
+		for (size_t i = 0; i < m->nprocs; i++) {
 			const struct libc_stats *s = proc_libc(&m->procs[i], fn);
 
-			all[fn].calls += s->calls;
-			all[fn].tz_accesses += s->tz_accesses;
-			all[fn].clock_syscalls += s->clock_syscalls;
+			all[fn - 1].s.calls += s->calls;
+			all[fn - 1].s.tz_accesses += s->tz_accesses;
+			all[fn - 1].s.clock_syscalls += s->clock_syscalls;
 		}
+	}
+	qsort(all, LIBC_FN_MAX - 1, sizeof(all[0]), by_fn_calls);
 	fputs("<section id=\"libc\">\n<h2>C library calls (--libc)</h2>\n<table "
 	      "id=\"libc-fns\"><caption>Calls of the C library's time functions and "
-	      "the kernel events made inside them, all processes</caption><thead><tr>"
-	      "<th>Function</th><th class=\"num\">Calls</th><th class=\"num\">TZ "
-	      "accesses inside</th><th class=\"num\">Clock syscalls inside</th></tr>"
-	      "</thead><tbody>\n", f);
-	for (uint32_t fn = 1; fn < LIBC_FN_MAX; fn++)
-		if (all[fn].calls)
-			libc_fn_row(f, fn, &all[fn]);
+	      "the kernel events made inside them, all processes, most calls "
+	      "first</caption><thead><tr><th>Function</th><th class=\"num\">Calls"
+	      "</th><th class=\"num\">TZ accesses inside</th><th class=\"num\">"
+	      "Clock syscalls inside</th></tr></thead><tbody>\n", f);
+	for (uint32_t i = 0; i < LIBC_FN_MAX - 1 && all[i].s.calls; i++)
+		libc_fn_row(f, all[i].fn, &all[i].s);
 	fputs("</tbody></table>\n", f);
 	libc_sites(f, m);
 	fputs("</section>\n", f);
 }
 
-static void lang_site_row(FILE *f, const struct proc_model *p,
-			  const struct lang_site_stat *l)
+static void lang_site_row(FILE *f, const struct line_sum *s)
 {
-	fprintf(f, "<tr data-line=\"%u\"><td class=\"num\">%d</td><td>%s</td>"
-		"<td class=\"mono\">", l->line, p->pid, lang_name(l->lang));
-	html_text(f, l->file);
+	const struct lang_site_stat *l = s->l;
+	char tz[32], clk[32];
+
+	fprintf(f, "<tr data-line=\"%u\"><td>%s</td><td class=\"mono\">",
+		l->line, lang_name(l->lang));
+	html_long_text(f, l->file, HTML_PATH_MAX);
 	fprintf(f, ":%u</td><td class=\"mono\">", l->line);
 	if (l->cls) {
 		html_text(f, l->cls);
 		fputc('#', f);
 	}
 	html_text(f, l->func);
-	fprintf(f, "</td><td class=\"num\" data-value=\"%llu\">%llu</td>"
-		"<td class=\"num\" data-value=\"%llu\">%llu</td></tr>\n",
-		(unsigned long long)l->tz_accesses,
-		(unsigned long long)l->tz_accesses,
-		(unsigned long long)l->clock_syscalls,
-		(unsigned long long)l->clock_syscalls);
+	fprintf(f, "</td><td class=\"mono\">%s%s</td>", l->libc_fn ?
+		libc_fn_name(l->libc_fn) : "", l->libc_fn ? "()" : "");
+	fprintf(f, "<td class=\"num\" data-value=\"%llu\">%s</td><td class="
+		"\"num\" data-value=\"%llu\">%s</td><td class=\"num\">%u</td>"
+		"</tr>\n", (unsigned long long)s->tz,
+		fmt_count(tz, sizeof(tz), s->tz), (unsigned long long)s->clock,
+		fmt_count(clk, sizeof(clk), s->clock), s->procs);
 }
 
+/* Merged over processes and sorted as the text report's SCRIPT LINES. */
 void html_lang_section(FILE *f, const struct model *m)
 {
-	size_t shown = 0;
+	struct line_sum *v = NULL;
+	size_t n = 0;
 
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t k = 0; k < m->procs[i].nlang_sites; k++)
+			line_sum_add(&v, &n, &m->procs[i].lang_sites[k]);
+	line_sums_sort(v, n);
 	fputs("<section id=\"lang\">\n<h2>Script lines (--lang)</h2>\n<table "
 	      "id=\"lang-sites\"><caption>Kernel events under the Ruby method "
-	      "call or Python line running, per process</caption><thead><tr>"
-	      "<th class=\"num\">PID</th><th>Language</th><th>Line</th><th>In</th>"
-	      "<th class=\"num\">TZ accesses</th><th class=\"num\">Clock "
-	      "syscalls</th></tr></thead><tbody>\n", f);
-	for (size_t i = 0; i < m->nprocs && shown < LANG_SITES; i++)
-		for (size_t k = 0; k < m->procs[i].nlang_sites &&
-		     shown < LANG_SITES; k++, shown++)
-			lang_site_row(f, &m->procs[i], &m->procs[i].lang_sites[k]);
-	fputs("</tbody></table>\n</section>\n", f);
+	      "call or Python line running, the same line counted once over all "
+	      "processes, most events first</caption><thead><tr><th>Language</th>"
+	      "<th>Line</th><th>In</th><th>C library call</th><th class=\"num\">"
+	      "TZ accesses</th><th class=\"num\">Clock syscalls</th><th class="
+	      "\"num\">Processes</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < n && i < LANG_SITES; i++)
+		lang_site_row(f, &v[i]);
+	fputs("</tbody></table>\n", f);
+	if (n > LANG_SITES)
+		fprintf(f, "<p class=\"note\">%zu more lines (the JSON report "
+			"lists them all).</p>\n", n - LANG_SITES);
+	fputs("</section>\n", f);
+	free(v);
 }

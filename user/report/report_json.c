@@ -222,6 +222,8 @@ static void json_proc(struct json *j, const struct model *m,
 		json_libc(j, m, p);
 	if (m->lang_enabled)
 		json_lang_sites(j, p);
+	if (m->vdso_enabled)
+		report_vdso_json_proc(j, m, p);
 	json_obj_end(j);
 }
 
@@ -405,6 +407,8 @@ void report_json_compare(FILE *f, const struct model *m,
 	json_losses(&j, m);
 	if (m->lang_enabled)
 		json_lang_run(&j, &m->lang);
+	if (m->vdso_enabled)
+		report_vdso_json_run(&j, m);
 	json_arr_begin(&j, "processes");
 	for (size_t i = 0; i < m->nprocs; i++)
 		json_proc(&j, m, &m->procs[i]);

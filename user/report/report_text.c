@@ -503,6 +503,8 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 		report_libc_text(f, m);
 	if (m->lang_enabled)
 		report_lang_text(f, m);
+	if (m->vdso_enabled)
+		report_vdso_text(f, m);
 	print_losses(f, m);
 	print_findings(f, fs);
 	fflush(f);

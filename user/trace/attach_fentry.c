@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "libbpf_print.h"
 #include "attach_mode.h"
 #include "clocktrace.skel.h"
 #include "util.h"
@@ -27,15 +28,6 @@
 #endif
 
 #define NO_FENTRY_KNOB	"CLOCKTRACE_NO_FENTRY"
-
-/* Probes fail on purpose; libbpf must not print their errors. */
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
 
 static int func_id(const struct btf *btf, const char *name)
 {
@@ -93,7 +85,7 @@ int attach_mode_choose(const struct btf *btf, enum attach_mode requested,
 		snprintf(why, len, "fentry turned off by " NO_FENTRY_KNOB);
 		fentry = false;
 	} else {
-		old = libbpf_set_print(quiet);
+		old = libbpf_set_print(libbpf_print_none);
 		fentry = fentry_can_attach(btf, why, len);
 		libbpf_set_print(old);
 	}

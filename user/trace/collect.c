@@ -145,12 +145,37 @@ static void read_losses(struct tracer *t, struct model *m)
 	reader_losses(m->losses);
 }
 
+/* Offsets symbolized as they are read: the model keeps functions. */
+static void take_vdso(struct tracer *t, struct model *m)
+{
+	int fd = bpf_map__fd(t->skel->maps.vdso_samples);
+	struct vdso_key key, next, *prev = NULL;
+	__u64 n;
+
+	m->vdso_enabled = true;
+	m->vdso_period_ns = t->sampler.period_ns;
+	memcpy(m->vdso_cost, t->vdso.cost, sizeof(m->vdso_cost));
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct proc_model *p;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		p = model_proc(m, key.tgid);
+		p->vdso.total += n;
+		if (key.off != VDSO_OFF_OUTSIDE)
+			p->vdso.fn[vdso_image_fn(&t->vdso, key.off)] += n;
+	}
+}
+
 static void reset_counters(struct model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];
 
 		p->in_maps = false;
+		memset(&p->vdso, 0, sizeof(p->vdso));
 		for (int k = 0; k < KIND_MAX; k++) {
 			memset(&p->kinds[k], 0, sizeof(p->kinds[k]));
 			p->kinds[k].min_ns = UINT64_MAX;
@@ -177,6 +202,8 @@ int tracer_collect(struct tracer *t, struct model *m)
 	for_each_entry(s->maps.tz_paths, m, take_path);
 	for_each_entry(s->maps.libc_stats, m, take_libc);
 	for_each_entry(s->maps.callers, m, take_caller);
+	if (t->opts.vdso)
+		take_vdso(t, m);
 	read_losses(t, m);
 	return 0;
 }

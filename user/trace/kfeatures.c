@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "libbpf_print.h"
 #include "clocktrace.skel.h"
 #include "kfeatures.h"
 #include "libc_attach.h"
@@ -42,15 +43,6 @@ static void set(struct feature *f, enum feat_state s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(f->how, sizeof(f->how), fmt, ap);
 	va_end(ap);
-}
-
-/* Probes fail on purpose; libbpf must not print their errors. */
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
 }
 
 static bool has_cap(const struct __user_cap_data_struct *data, int cap)
@@ -302,7 +294,7 @@ static void probe_skeleton(struct kernel_features *kf)
 
 void features_probe(struct kernel_features *kf, bool try_load)
 {
-	libbpf_print_fn_t old = libbpf_set_print(quiet);
+	libbpf_print_fn_t old = libbpf_set_print(libbpf_print_none);
 	struct btf *btf = NULL;
 
 	memset(kf, 0, sizeof(*kf));

@@ -20,161 +20,112 @@
 
 #include "cgroup.h"
 #include "clocks.h"
-#include "container.h"
 #include "clocktrace.h"
 #include "compare.h"
-#include "cli.h"
+#include "exporter.h"
 #include "findings.h"
-#include "launch.h"
+#include "lang_probe.h"
 #include "libc_probe.h"
 #include "privs.h"
 #include "procfs.h"
 #include "report.h"
+#include "report_file.h"
 #include "report_html.h"
 #include "reader.h"
 #include "session.h"
-#include "tracer.h"
+#include "timeline.h"
 #include "util.h"
 
 #define POLL_MS 100
 
-void session_set_proc_env(struct proc_model *p, int state, char *tz,
-			  char *tzdir)
+/* PROG's part of a session (run): its launch, exit and captured stdout. */
+struct prog {
+	struct launch launch;
+	struct session_prog done;
+	int capture_fd;			/* run --compare: PROG's stdout */
+};
+
+struct session {
+	const struct session_ops *ops;
+	void *state;			/* the mode's: ops->state_size bytes */
+	struct opts opts;
+	struct tracer tracer;
+	struct targets targets;
+	struct libc_probe libc;
+	struct lang_probe lang;
+	struct prog prog;
+	struct model model;
+	struct model prev;		/* at the last interval report */
+	struct report_file report;	/* -o, or stderr (top: stdout) */
+	struct report_file html;	/* --html FILE; no stream without */
+	struct timeline timeline;	/* -i with --html */
+	struct exporter exporter;
+	sigset_t old_mask;
+	int epfd;
+	int sigfd;
+	int timerfd;
+	int interrupts;
+	int abort_signal;		/* second ^C: leave now, no report */
+	/* Exit notices, and how many there were at the last look. */
+	uint64_t exits_seen;
+	uint64_t exits_checked;		/* at the last liveness check */
+	uint64_t alive_checked_ns;
+	uint64_t exits_evicted;		/* at the last eviction */
+	bool status;			/* a live status line on stderr */
+	uint64_t status_ns;
+};
+
+struct opts *session_opts(struct session *s)
 {
-	free(p->tz);
-	free(p->tzdir);
-	p->tz_state = state;
-	p->tz = tz;
-	p->tzdir = tzdir;
+	return &s->opts;
 }
 
-void session_learn_proc_env(struct proc_model *p)
+struct model *session_model(struct session *s)
 {
-	char *tz = NULL, *tzdir = NULL;
-	int found = proc_getenv(p->pid, "TZ", &tz);
-
-	if (found < 0)
-		return;
-	proc_getenv(p->pid, "TZDIR", &tzdir);
-	session_set_proc_env(p, found ? ENV_SET : ENV_UNSET, tz, tzdir);
+	return &s->model;
 }
 
-static void learn_cgroup(struct proc_model *p, uint64_t id);
-
-void session_learn_proc_place(struct proc_model *p)
+struct tracer *session_tracer(struct session *s)
 {
-	char path[64], *buf;
-	size_t len;
-
-	learn_cgroup(p, 0);
-	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
-	buf = read_file(path, 1 << 16, &len);
-	if (buf)
-		p->nspid = status_nspid(buf, len);
-	free(buf);
+	return &s->tracer;
 }
 
-/* What getenv() gives, as the kernel side read it: NULL when unset. */
-static char *env_value(__u8 state, const char *val, __u16 len)
+struct targets *session_targets(struct session *s)
 {
-	char *v;
-
-	if (state != ENV_SEEN_SET)
-		return NULL;
-	if (len >= ENV_VALUE_LEN)
-		len = ENV_VALUE_LEN - 1;
-	v = xcalloc(1, len + 1);
-	memcpy(v, val, len);
-	return v;
+	return &s->targets;
 }
 
-/*
- * TZ and TZDIR from the exec notice; /proc/PID/environ only when the
- * kernel side could not read them (too long, too many entries).
- */
-static void learn_exec_env(struct proc_model *p, const struct exec_env *x)
+void *session_state(struct session *s)
 {
-	if (x->tz_state == ENV_SEEN_UNREAD || x->tzdir_state == ENV_SEEN_UNREAD) {
-		session_learn_proc_env(p);
-		return;
-	}
-	session_set_proc_env(p, x->tz_state == ENV_SEEN_SET ? ENV_SET : ENV_UNSET,
-			     env_value(x->tz_state, x->tz, x->tz_len),
-			     env_value(x->tzdir_state, x->tzdir, x->tzdir_len));
+	return s->state;
 }
 
-/*
- * A container id only from a cgroup a runtime made: the same name in a
- * cgroup delegated to a user is kept apart, never credited.
- */
-static void learn_container(struct proc_model *p)
+const struct session_prog *session_prog(const struct session *s)
 {
-	char id[sizeof(p->container)];
-	enum container_claim c = container_of_cgroup(p->cgroup, id);
-
-	p->container[0] = p->container_unverified[0] = '\0';
-	if (c == CONTAINER_VERIFIED)
-		memcpy(p->container, id, sizeof(id));
-	else if (c == CONTAINER_UNVERIFIED)
-		memcpy(p->container_unverified, id, sizeof(id));
+	return &s->prog.done;
 }
 
-/* A move after the exec is seen only while the process lives. */
-/* From /proc while the process lives, else from the id its notice carried. */
-static void learn_cgroup(struct proc_model *p, uint64_t id)
+int session_abort_signal(const struct session *s)
 {
-	char path[64], *buf, *cg;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
-	buf = read_file(path, 1 << 16, &len);
-	cg = buf ? cgroup_v2_path(buf, len) : NULL;
-	free(buf);
-	if (!cg && id)
-		cg = cgroup_path_of_id(id);
-	if (!cg)
-		return;
-	free(p->cgroup);
-	p->cgroup = cg;
-	learn_container(p);
+	return s->abort_signal;
 }
 
-static void inherit_env(struct proc_model *child, const struct proc_model *parent)
+unsigned int session_interrupts(const struct session *s)
 {
-	session_set_proc_env(child, parent->tz_state,
-		     parent->tz ? xstrdup(parent->tz) : NULL,
-		     parent->tzdir ? xstrdup(parent->tzdir) : NULL);
+	return s->interrupts;
 }
 
-/*
- * The live link is best; once the process is gone, the path exec was given,
- * unless it was relative or /proc/self/exe: then the parent's image if it
- * is the same file name, else the file name alone.
- */
-static char *exe_of_event(struct session *s, const struct exec_event *x)
+void session_switch_ops(struct session *s, const struct session_ops *ops)
 {
-	char path[EXE_LEN + 1], name[sizeof(x->exe_name) + 1];
-	const struct event *e = &x->base;
-	const struct proc_model *parent;
-	char *exe = proc_exe(e->pid);
-
-	if (exe)
-		return exe;
-	snprintf(path, sizeof(path), "%.*s", EXE_LEN, x->exe);
-	snprintf(name, sizeof(name), "%.*s", (int)sizeof(x->exe_name),
-		 x->exe_name);
-	if (path[0] == '/' && strncmp(path, "/proc/", 6))
-		return xstrdup(path);
-	parent = model_find(&s->model, e->ppid);
-	if (parent && parent->exe && !strcmp(path_base_name(parent->exe), name))
-		return xstrdup(parent->exe);
-	return xstrdup(name[0] ? name : path);
+	s->ops = ops;
+	free(s->state);
+	s->state = xcalloc(1, ops->state_size ? ops->state_size : 1);
 }
 
 static void on_event(void *ctx, const struct event *e)
 {
 	struct session *s = ctx;
-	struct proc_model *p = model_proc(&s->model, e->pid), *parent;
+	struct proc_model *p = model_proc(&s->model, e->pid);
 
 	if (e->nspid)
 		p->nspid = e->nspid;
@@ -184,32 +135,13 @@ static void on_event(void *ctx, const struct event *e)
 	 */
 	switch (e->type) {
 	case EVENT_FORK:
-		p->ppid = e->ppid;
-		p->running_since_ns = e->ts_ns;
+		/* First: the probes follow the parent that this names. */
+		targets_learn_fork(&s->model, p, e);
 		if (s->opts.libc)
 			libc_probe_fork(&s->libc, p);
-		parent = model_find(&s->model, e->ppid);
-		if (!parent)
-			break;
-		if (p->tz_state == ENV_UNKNOWN)
-			inherit_env(p, parent);
-		if (!p->cgroup && parent->cgroup) {
-			p->cgroup = xstrdup(parent->cgroup);
-			memcpy(p->container, parent->container,
-			       sizeof(p->container));
-			memcpy(p->container_unverified,
-			       parent->container_unverified,
-			       sizeof(p->container_unverified));
-		}
-		if (!p->exe && parent->exe)
-			p->exe = xstrdup(parent->exe);
 		break;
 	case EVENT_EXEC:
-		p->running_since_ns = e->ts_ns;
-		free(p->exe);
-		p->exe = exe_of_event(s, (const struct exec_event *)e);
-		learn_exec_env(p, &((const struct exec_event *)e)->env);
-		learn_cgroup(p, e->cgroup_id);
+		targets_learn_exec(&s->model, p, (const struct exec_event *)e);
 		/*
 		 * A Python's frames are read only once it is registered,
 		 * and it may fork workers soon after it starts: first.  The
@@ -226,7 +158,7 @@ static void on_event(void *ctx, const struct event *e)
 	}
 }
 
-int session_add_timer(struct session *s, double seconds, int *fd)
+static int add_timer(struct session *s, double seconds, int *fd)
 {
 	struct itimerspec its = {};
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -244,7 +176,7 @@ int session_add_timer(struct session *s, double seconds, int *fd)
 	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, *fd, &ev);
 }
 
-int session_watch_fd(struct session *s, int fd)
+static int watch_fd(struct session *s, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
@@ -278,7 +210,14 @@ static void note_kernel(struct kernel_run *k, const struct tracer *t)
 	k->attach = t->attach;
 }
 
-int session_setup(struct session *s)
+static void session_collect(struct session *s);
+
+static void collect_for_scrape(void *ctx)
+{
+	session_collect(ctx);
+}
+
+static int session_setup(struct session *s)
 {
 	struct tracer_opts o = {
 		.trace_all = s->ops->trace_all,
@@ -287,6 +226,8 @@ int session_setup(struct session *s)
 		.verbose = s->opts.verbose,
 		.libc = s->opts.libc,
 		.lang = s->opts.lang,
+		.vdso = s->opts.vdso,
+		.vdso_hz = s->opts.vdso_hz,
 		.comm = s->opts.comm,
 		.cgroup = s->opts.cgtarget,
 		.attach = s->opts.attach,
@@ -299,15 +240,27 @@ int session_setup(struct session *s)
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0 || setup_signals(s))
 		return -1;
-	if (tracer_open(&s->tracer, &o) || session_start_exporter(s))
+	s->exporter.opts = &s->opts;
+	s->exporter.tracer = &s->tracer;
+	s->exporter.trace_all = s->ops->trace_all;
+	s->exporter.collect = collect_for_scrape;
+	s->exporter.ctx = s;
+	if (tracer_open(&s->tracer, &o) ||
+	    exporter_start(&s->exporter, s->epfd))
 		return -1;
-	if (session_watch_fd(s, tracer_ring_fd(&s->tracer)) || session_watch_fd(s, s->sigfd))
+	if (watch_fd(s, tracer_ring_fd(&s->tracer)) || watch_fd(s, s->sigfd))
 		return -1;
 	if (s->opts.libc)
 		libc_probe_init(&s->libc, &s->tracer, s->opts.verbose,
-				s->opts.mode == MODE_ATTACH);
+				s->ops->libc_per_process);
 	if (s->opts.lang)
 		lang_probe_init(&s->lang, &s->tracer, s->opts.verbose);
+	s->targets = (struct targets){
+		.tracer = &s->tracer,
+		.model = &s->model,
+		.libc = s->opts.libc ? &s->libc : NULL,
+		.lang = s->opts.lang ? &s->lang : NULL,
+	};
 	s->model.mode = mode_name(s->opts.mode);
 	s->model.libc_enabled = s->opts.libc;
 	read_clocksource(s->model.clocksource, sizeof(s->model.clocksource),
@@ -323,8 +276,9 @@ static struct session *session_new(const struct session_ops *ops, int argc,
 	struct session *s = xcalloc(1, sizeof(*s));
 
 	s->ops = ops;
-	s->http.lfd = -1;
-	s->capture_fd = -1;
+	s->state = xcalloc(1, ops->state_size ? ops->state_size : 1);
+	s->exporter.http.lfd = -1;
+	s->prog.capture_fd = -1;
 	*err = cli_parse(ops->mode, argc, argv, &s->opts);
 	if (!*err)
 		*err = tracer_check_privileges();
@@ -339,7 +293,7 @@ static void session_teardown(struct session *s)
 		lang_probe_close(&s->lang);
 	reader_stop();
 	reader_set_wake_fd(-1);
-	http_close(&s->http);
+	exporter_close(&s->exporter);
 	tracer_close(&s->tracer);
 	if (s->epfd > 0)
 		close(s->epfd);
@@ -347,41 +301,32 @@ static void session_teardown(struct session *s)
 		close(s->sigfd);
 	if (s->timerfd > 0)
 		close(s->timerfd);
-	if (s->stopfd > 0)
-		close(s->stopfd);
 }
 
 /* Detach, close and free: safe at any point after session_new. */
 static void session_free(struct session *s)
 {
-	launch_abort(&s->launch);
+	if (s->ops->cleanup)
+		s->ops->cleanup(s);
+	free(s->state);
+	launch_abort(&s->prog.launch);
 	session_teardown(s);
 	report_file_discard(&s->report);
 	report_file_discard(&s->html);
 	timeline_free(&s->timeline);
 	model_free(&s->model);
 	model_free(&s->prev);
-	metrics_free(&s->metrics);
 	free(s->opts.pids);
 	cgroup_target_free(s->opts.cgtarget);
 	free(s);
 }
 
-bool session_any_alive(struct session *s)
-{
-	session_collect(s);
-	for (size_t i = 0; i < s->model.nprocs; i++)
-		if (!s->model.procs[i].exited)
-			return true;
-	return false;
-}
-
 static void forward_signal(struct session *s, const struct signalfd_siginfo *si)
 {
 	/* A terminal's ^C reaches PROG's process group by itself. */
-	if (s->launch.pid > 0 && !s->prog_exited &&
+	if (s->prog.launch.pid > 0 && !s->prog.done.exited &&
 	    si->ssi_code != SI_KERNEL)
-		kill(s->launch.pid, si->ssi_signo);
+		kill(s->prog.launch.pid, si->ssi_signo);
 }
 
 /* Returns true when the session should end now. */
@@ -418,13 +363,14 @@ static void reap_prog(struct session *s)
 	struct rusage ru;
 	int status;
 
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->launch.pidfd, NULL);
-	if (wait4(s->launch.pid, &status, WNOHANG, &ru) != s->launch.pid)
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->prog.launch.pidfd, NULL);
+	if (wait4(s->prog.launch.pid, &status, WNOHANG, &ru) !=
+	    s->prog.launch.pid)
 		return;
-	s->prog_exited = true;
-	s->prog_status = status;
-	s->prog_rusage_cpu_ns = timeval_ns(&ru.ru_utime) +
-				timeval_ns(&ru.ru_stime);
+	s->prog.done.exited = true;
+	s->prog.done.status = status;
+	s->prog.done.cpu_ns = timeval_ns(&ru.ru_utime) +
+			      timeval_ns(&ru.ru_stime);
 	s->model.end_ns = now_ns();
 }
 
@@ -456,13 +402,22 @@ static bool wants_metrics(const struct session *s)
 	return s->opts.listen || s->opts.format == FORMAT_OPENMETRICS;
 }
 
-void session_collect(struct session *s)
+static void session_collect(struct session *s)
 {
 	tracer_collect(&s->tracer, &s->model);
 	if (evicting(s) && s->model.evicted)
 		drop_evicted_ghosts(s);
 	if (wants_metrics(s))
-		metrics_update(&s->metrics, &s->model);
+		metrics_update(&s->exporter.metrics, &s->model);
+}
+
+static bool session_any_alive(struct session *s)
+{
+	session_collect(s);
+	for (size_t i = 0; i < s->model.nprocs; i++)
+		if (!s->model.procs[i].exited)
+			return true;
+	return false;
 }
 
 /*
@@ -494,7 +449,7 @@ static void evict_exited(struct session *s)
 	for (size_t i = 0; i < n; i++) {
 		model_fold(&s->model, pids[i]);
 		model_remove(&s->prev, pids[i]);
-		metrics_forget(&s->metrics, pids[i]);
+		metrics_forget(&s->exporter.metrics, pids[i]);
 	}
 	free(pids);
 }
@@ -521,12 +476,105 @@ int session_commit_report(struct session *s)
 	return report_file_commit(&s->html) ? EXIT_TOOL_FAILURE : err;
 }
 
+/*
+ * The one place a view is chosen by --format.  TOTALS: what the
+ * OpenMetrics series grow from, per-process totals (m itself, but in an
+ * interval, which shows the growth).
+ */
+static void show(struct session *s, const struct model *m,
+		 const struct model *totals, const struct session_views *v,
+		 void *ctx, bool publish)
+{
+	FILE *f = report_file_stream(&s->report);
+	void (*view)(FILE *, const struct model *, void *) = v->text;
+
+	if (s->opts.format == FORMAT_OPENMETRICS) {
+		exporter_write_file(&s->exporter, &s->report, totals);
+		return;
+	}
+	if (!f)
+		return;	/* a write failed: said once, the end says 125 */
+	if (s->opts.format == FORMAT_JSON && v->json)
+		view = v->json;
+	else if (s->opts.format == FORMAT_FOLDED && v->folded)
+		view = v->folded;
+	view(f, m, ctx);
+	if (publish)
+		report_file_publish(&s->report);
+}
+
+void session_show(struct session *s, const struct model *m,
+		  const struct session_views *v, void *ctx, bool publish)
+{
+	show(s, m, m, v, ctx, publish);
+}
+
+void session_show_html(struct session *s, const struct model *m,
+		       const struct findings *fs, const struct compare *c)
+{
+	FILE *html = report_file_stream(&s->html);
+
+	if (html)
+		report_html(html, m, fs, c, c ? NULL : &s->timeline);
+}
+
+/* What a view of a model needs beside it. */
+struct view_ctx {
+	const struct findings *fs;
+	const struct report_opts *ro;
+};
+
+static void interval_text(FILE *f, const struct model *m, void *ctx)
+{
+	const struct view_ctx *vc = ctx;
+
+	report_interval_text(f, m, vc->ro);
+}
+
+static void interval_json(FILE *f, const struct model *m, void *ctx)
+{
+	const struct view_ctx *vc = ctx;
+
+	report_json(f, m, vc->fs, false);
+}
+
+static const struct session_views interval_views = {
+	.text = interval_text,
+	.json = interval_json,
+};
+
+static void final_text(FILE *f, const struct model *m, void *ctx)
+{
+	const struct view_ctx *vc = ctx;
+
+	report_text(f, m, vc->fs, vc->ro);
+}
+
+static void final_json(FILE *f, const struct model *m, void *ctx)
+{
+	const struct view_ctx *vc = ctx;
+
+	report_json(f, m, vc->fs, true);
+}
+
+static void final_folded(FILE *f, const struct model *m, void *ctx)
+{
+	(void)ctx;
+	report_folded(f, m);
+}
+
+static const struct session_views final_views = {
+	.text = final_text,
+	.json = final_json,
+	.folded = final_folded,
+};
+
 bool session_print_interval(struct session *s)
 {
 	struct model delta = {};
 	struct findings fs = {};
 	struct report_opts ro = { .top_n = s->opts.top_n ? s->opts.top_n : 10 };
-	FILE *f = report_file_stream(&s->report);
+	struct view_ctx vc = { .fs = &fs, .ro = &ro };
 	char label[64] = "";
 
 	tracer_poll_events(&s->tracer);
@@ -544,16 +592,7 @@ bool session_print_interval(struct session *s)
 	if (s->opts.html)
 		timeline_add(&s->timeline, &delta, delta.end_ns - s->model.start_ns);
 	findings_build(&delta, &fs);
-	if (s->opts.format == FORMAT_OPENMETRICS)
-		session_write_openmetrics(s, &s->model);
-	else if (!f)
-		;	/* a write failed: said once, the end will say 125 */
-	else if (s->opts.format == FORMAT_JSON)
-		report_json(f, &delta, &fs, false);
-	else
-		report_interval_text(f, &delta, &ro);
-	if (f && s->opts.format != FORMAT_OPENMETRICS)
-		report_file_publish(&s->report);
+	show(s, &delta, &s->model, &interval_views, &vc, true);
 	findings_free(&fs);
 	model_free(&delta);
 	model_copy(&s->prev, &s->model);
@@ -568,7 +607,7 @@ void session_start_status(struct session *s)
 	s->status_ns = now_ns();
 }
 
-void session_stop_status(struct session *s)
+static void stop_status(struct session *s)
 {
 	if (s->status)
 		fputs("\r\033[K", stderr);
@@ -640,6 +679,24 @@ static void enter_end_phase(struct session *s)
 	sigprocmask(SIG_UNBLOCK, &mask, NULL);
 }
 
+/* Reads what PROG wrote so far into the hash; closes the pipe at EOF. */
+static void drain_capture(struct session *s)
+{
+	struct session_prog *d = &s->prog.done;
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(s->prog.capture_fd, buf, sizeof(buf))) > 0) {
+		d->stdout_hash = compare_hash(d->stdout_hash, buf, n);
+		d->stdout_bytes += n;
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->prog.capture_fd, NULL);
+		close(s->prog.capture_fd);
+		s->prog.capture_fd = -1;
+	}
+}
+
 static void loop_until_done(struct session *s)
 {
 	struct epoll_event evs[8];
@@ -658,7 +715,7 @@ static void loop_until_done(struct session *s)
 			int fd = evs[i].data.fd;
 			uint64_t ticks;
 
-			if (http_handle(&s->http, fd, evs[i].events))
+			if (http_handle(&s->exporter.http, fd, evs[i].events))
 				continue;
 			if (fd == s->sigfd && handle_signal(s))
 				return;
@@ -666,13 +723,13 @@ static void loop_until_done(struct session *s)
 			    read(fd, &ticks, sizeof(ticks)) == sizeof(ticks) &&
 			    s->ops->tick(s))
 				return;
-			if (fd == s->launch.pidfd)
+			if (fd == s->prog.launch.pidfd)
 				reap_prog(s);
-			if (fd == s->capture_fd)
-				session_drain_capture(s);
+			if (fd == s->prog.capture_fd)
+				drain_capture(s);
 		}
 		tracer_poll_events(&s->tracer);
-		http_expire(&s->http);
+		http_expire(&s->exporter.http);
 		maybe_evict(s);
 		update_status(s);
 		if (s->opts.libc)
@@ -686,39 +743,15 @@ static void loop_until_done(struct session *s)
 	}
 }
 
-void session_drain_capture(struct session *s)
-{
-	char buf[65536];
-	ssize_t n;
-
-	while ((n = read(s->capture_fd, buf, sizeof(buf))) > 0) {
-		s->capture_hash = compare_hash(s->capture_hash, buf, n);
-		s->capture_bytes += n;
-	}
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->capture_fd, NULL);
-		close(s->capture_fd);
-		s->capture_fd = -1;
-	}
-}
-
-void session_wait(struct session *s)
-{
-	loop_until_done(s);
-}
-
-void session_end_phase(struct session *s)
-{
-	enter_end_phase(s);
-}
-
-
-void session_finish_model(struct session *s)
+static void finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
+	/* The machine's load may have changed since start: time them again. */
+	if (s->opts.vdso)
+		vdso_image_measure(&s->tracer.vdso);
 	session_collect(s);
 	/* run without --follow ends when PROG did (reap_prog). */
-	if (!s->prog_exited || s->opts.follow)
+	if (!s->prog.done.exited || s->opts.follow)
 		s->model.end_ns = now_ns();
 	for (size_t i = 0; i < s->model.nprocs; i++) {
 		struct proc_model *p = &s->model.procs[i];
@@ -730,46 +763,138 @@ void session_finish_model(struct session *s)
 		libc_probe_finish(&s->libc, &s->model);
 	if (s->opts.lang)
 		lang_probe_collect(&s->lang, &s->model);
-	if (s->prog_exited) {
+	if (s->prog.done.exited) {
+		int status = s->prog.done.status;
+
 		s->model.has_exit = true;
-		if (WIFSIGNALED(s->prog_status))
-			s->model.exit_signal = WTERMSIG(s->prog_status);
+		if (WIFSIGNALED(status))
+			s->model.exit_signal = WTERMSIG(status);
 		else
-			s->model.exit_code = WEXITSTATUS(s->prog_status);
+			s->model.exit_code = WEXITSTATUS(status);
 	}
 }
 
-void session_write_report(struct session *s)
+static void write_report(struct session *s)
 {
 	struct findings fs;
 	struct report_opts ro = {
 		.top_n = s->opts.top_n,
 		.per_process = s->opts.per_process,
 	};
-	FILE *f = report_file_stream(&s->report), *html;
+	struct view_ctx vc = { .fs = &fs, .ro = &ro };
 
 	findings_build(&s->model, &fs);
-	if (s->opts.format == FORMAT_OPENMETRICS)
-		session_write_openmetrics(s, &s->model);
-	else if (!f)
-		;	/* a write failed: said once, the end says 125 */
-	else if (s->opts.format == FORMAT_JSON)
-		report_json(f, &s->model, &fs, true);
-	else if (s->opts.format == FORMAT_FOLDED)
-		report_folded(f, &s->model);
-	else
-		report_text(f, &s->model, &fs, &ro);
-	html = report_file_stream(&s->html);
-	if (html)
-		report_html(html, &s->model, &fs, NULL, &s->timeline);
+	show(s, &s->model, &s->model, &final_views, &vc, false);
+	session_show_html(s, &s->model, &fs, NULL);
 	findings_free(&fs);
 }
 
 int session_report(struct session *s)
 {
-	session_finish_model(s);
-	session_write_report(s);
+	finish_model(s);
+	write_report(s);
 	return session_commit_report(s);
+}
+
+int session_open_outputs(struct session *s, FILE *dflt)
+{
+	int err = report_file_open(&s->report, s->opts.output, dflt);
+
+	return err ? err : report_file_open(&s->html, s->opts.html, NULL);
+}
+
+int session_hold_prog(struct session *s, struct launch *l,
+		      const struct launch_opts *o)
+{
+	return launch_prepare_opts(l, s->opts.prog_argv, o, &s->old_mask);
+}
+
+/* A held PROG's stdout, captured: read as the loop wakes up for it. */
+static int capture_stdout(struct session *s)
+{
+	s->prog.capture_fd = s->prog.launch.out_fd;
+	s->prog.launch.out_fd = -1;
+	s->prog.done.stdout_hash = COMPARE_HASH_INIT;
+	fcntl(s->prog.capture_fd, F_SETFL, O_NONBLOCK);
+	return watch_fd(s, s->prog.capture_fd);
+}
+
+int session_start_prog(struct session *s, struct launch *l, const char *tz,
+		       const char *tzdir)
+{
+	struct proc_model *root;
+	int err;
+
+	s->prog.launch = *l;
+	memset(l, 0, sizeof(*l));
+	memset(&s->prog.done, 0, sizeof(s->prog.done));
+	if (s->prog.launch.out_fd >= 0 && capture_stdout(s))
+		return EXIT_TOOL_FAILURE;
+	if (tracer_add_proc(&s->tracer, s->prog.launch.pid, getpid(), 0, NULL) ||
+	    watch_fd(s, s->prog.launch.pidfd))
+		return EXIT_TOOL_FAILURE;
+	/* PROG inherits our environment; the kernel reads it again at exec. */
+	root = model_proc(&s->model, s->prog.launch.pid);
+	targets_set_env(root, tz ? ENV_SET : ENV_UNSET, tz ? xstrdup(tz) : NULL,
+			tzdir ? xstrdup(tzdir) : NULL);
+	if (s->opts.libc)
+		libc_probe_prog(&s->libc, s->opts.prog_argv[0]);
+	s->model.start_ns = now_ns();
+	err = launch_release(&s->prog.launch, s->opts.prog_argv[0]);
+	if (err)
+		s->prog.launch.pid = 0;
+	return err;
+}
+
+/* A fresh model and loop bookkeeping for the next run of PROG. */
+static void reset_run(struct session *s)
+{
+	struct model m = {
+		.mode = s->model.mode,
+		.command = s->model.command,
+		.ncommand = s->model.ncommand,
+		.libc_enabled = s->model.libc_enabled,
+		.kernel = s->model.kernel,
+	};
+
+	memcpy(m.clocksource, s->model.clocksource, sizeof(m.clocksource));
+	model_free(&s->model);
+	s->model = m;
+	s->exits_seen = 0;
+	s->exits_checked = 0;
+	s->alive_checked_ns = 0;
+	s->exits_evicted = 0;
+	tracer_reset(&s->tracer);
+}
+
+/* PROG's end: what it wrote and its pipe, the launch killed if still held. */
+static void end_run(struct session *s)
+{
+	if (s->prog.capture_fd >= 0) {
+		drain_capture(s);
+		if (s->prog.capture_fd >= 0) {
+			/* A descendant still holds the pipe: what it wrote so far. */
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->prog.capture_fd,
+				  NULL);
+			close(s->prog.capture_fd);
+			s->prog.capture_fd = -1;
+		}
+	}
+	launch_abort(&s->prog.launch);
+}
+
+int session_run_once(struct session *s, struct launch *l, const char *tz)
+{
+	int err;
+
+	reset_run(s);
+	err = session_start_prog(s, l, tz, getenv("TZDIR"));
+	if (!err)
+		loop_until_done(s);
+	if (!err && !s->abort_signal)
+		finish_model(s);
+	end_run(s);
+	return err;
 }
 
 /* Everything before the loop; 0, or the exit status. */
@@ -781,7 +906,7 @@ static int session_start(struct session *s)
 		return err;
 	drop_privileges(s->opts.libc);
 	if (s->opts.interval > 0 &&
-	    session_add_timer(s, s->opts.interval, &s->timerfd))
+	    add_timer(s, s->opts.interval, &s->timerfd))
 		return EXIT_TOOL_FAILURE;
 	model_copy(&s->prev, &s->model);
 	return 0;
@@ -793,7 +918,7 @@ int session_main(const struct session_ops *ops, int argc, char **argv)
 	struct session *s = session_new(ops, argc, argv, &err);
 
 	if (!err)
-		err = ops->prepare(s, argc, argv);
+		err = s->ops->prepare(s, argc, argv);
 	else if (err < 0)
 		err = 0;	/* --help */
 	if (err != SESSION_GO_ON)
@@ -801,13 +926,18 @@ int session_main(const struct session_ops *ops, int argc, char **argv)
 	err = EXIT_TOOL_FAILURE;
 	if (session_setup(s))
 		goto out;
-	err = session_start(s);
+	if (s->ops->run) {
+		err = s->ops->run(s);
+	} else {
+		err = session_start(s);
+		if (!err)
+			loop_until_done(s);
+	}
 	if (err)
 		goto out;
-	loop_until_done(s);
 	enter_end_phase(s);
-	session_stop_status(s);
-	err = s->abort_signal ? 128 + s->abort_signal : ops->finish(s);
+	stop_status(s);
+	err = s->abort_signal ? 128 + s->abort_signal : s->ops->finish(s);
 out:
 	session_free(s);
 	return err;

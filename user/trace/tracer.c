@@ -68,6 +68,7 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	bpf_map__set_max_entries(skel->maps.lang_sites, o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_names, o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.py_procs, o->lang ? n : 1);
+	bpf_map__set_max_entries(skel->maps.vdso_samples, o->vdso ? n * 8 : 1);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
 	if (o->trace_all) {
 		/* top runs for hours over every process: forget the oldest. */
@@ -168,6 +169,7 @@ static void set_wake_policy(struct clocktrace_bpf *skel,
 
 static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 					    enum attach_mode attach,
+					    uint64_t vdso_size,
 					    const char *core_btf, int *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, o, .btf_custom_path = core_btf);
@@ -193,6 +195,9 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 	bpf_program__set_autoload(skel->progs.ruby_entry, opts->lang);
 	bpf_program__set_autoload(skel->progs.python_line, opts->lang);
 	bpf_program__set_autoload(skel->progs.lang_return, opts->lang);
+	/* Without --vdso an old kernel never sees a perf_event program. */
+	bpf_program__set_autoload(skel->progs.vdso_sample, opts->vdso);
+	skel->rodata->vdso_size = vdso_size;
 	*err = clocktrace_bpf__load(skel);
 	if (*err) {
 		clocktrace_bpf__destroy(skel);
@@ -219,13 +224,14 @@ static int load(struct tracer *t)
 	int err, fd;
 
 	fd = open_core_btf(core_btf, sizeof(core_btf));
-	t->skel = open_and_load(opts, t->attach, fd >= 0 ? core_btf : NULL,
+	t->skel = open_and_load(opts, t->attach, t->vdso.size, fd >= 0 ? core_btf : NULL,
 				&err);
 	if (!t->skel && fd >= 0) {
 		if (opts->verbose)
 			ct_warn("CO-RE against the kernel's types alone failed "
 			     "(%s): trying the whole kernel BTF", strerror(-err));
-		t->skel = open_and_load(opts, t->attach, NULL, &err);
+		t->skel = open_and_load(opts, t->attach, t->vdso.size, NULL,
+					&err);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -236,7 +242,10 @@ static int load(struct tracer *t)
 		     opts->verbose ? "" : " (run with -v for the verifier's log)");
 		return -1;
 	}
-	if (attach_tracepoints(t)) {
+	if (attach_tracepoints(t) ||
+	    (opts->vdso && vdso_sampler_attach(&t->sampler,
+					       t->skel->progs.vdso_sample,
+					       opts->vdso_hz))) {
 		tracer_close(t);
 		return -1;
 	}
@@ -260,6 +269,18 @@ static int load_any(struct tracer *t)
 	return load(t);
 }
 
+/*
+ * Measured before anything is attached, so that our own tracing does not
+ * slow the calls we time.
+ */
+static int open_vdso(struct vdso_image *img)
+{
+	if (vdso_image_open(img))
+		return -1;
+	vdso_image_measure(img);
+	return 0;
+}
+
 int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 {
 	memset(t, 0, sizeof(*t));
@@ -267,6 +288,8 @@ int tracer_open(struct tracer *t, const struct tracer_opts *opts)
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	t->features = *bpf_features_probe();
+	if (opts->vdso && open_vdso(&t->vdso))
+		return -1;
 	if (choose_attach(t) || load_any(t))
 		return -1;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event,
@@ -283,6 +306,7 @@ fail:
 
 void tracer_close(struct tracer *t)
 {
+	vdso_sampler_detach(&t->sampler);
 	if (t->skel)
 		attach_mode_fentry_links(t->skel, t->fentry_links, false);
 	ring_buffer__free(t->rb);

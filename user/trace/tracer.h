@@ -10,6 +10,8 @@
 #include "attach_mode.h"
 #include "bpf_features.h"
 #include "model.h"
+#include "vdso_image.h"
+#include "vdso_sample.h"
 
 struct clocktrace_bpf;
 struct ring_buffer;
@@ -25,6 +27,8 @@ struct tracer_opts {
 	bool verbose;
 	bool libc;			/* load the --libc uprobe programs */
 	bool lang;			/* load the --lang USDT programs */
+	bool vdso;			/* sample for vDSO reads */
+	unsigned int vdso_hz;		/* --vdso-rate */
 	const char *comm;		/* attach --comm: also processes exec'ing it */
 	/* --cgroup/--unit: also those forking or exec'ing in it (top: only it) */
 	const struct cgroup_target *cgroup;
@@ -41,6 +45,8 @@ struct tracer {
 	enum attach_mode attach;	/* tracepoint or fentry, as loaded */
 	char attach_why[128];		/* how that was decided */
 	struct bpf_link *fentry_links[FENTRY_LINKS_MAX];
+	struct vdso_image vdso;		/* --vdso: ours, to read offsets with */
+	struct vdso_sampler sampler;
 	/* Losses seen in userspace; the kernel's own are in the losses map. */
 	__u64 user_losses[LOSS_MAX];
 };

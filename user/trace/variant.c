@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "libbpf_print.h"
 #include "attach_mode.h"
 #include "btf_vmlinux.h"
 #include "clocktrace.skel.h"
@@ -21,15 +22,6 @@
 #include "variant.h"
 
 static char why[BPF_FEAT_MAX][96];
-
-/* Probes fail on purpose; libbpf must not print their errors. */
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
 
 /* Whether a kprobe program may call helper id; tracing programs get the same. */
 static bool helper_ok(enum bpf_func_id id, enum bpf_feature f,
@@ -134,7 +126,7 @@ const struct bpf_features *bpf_features_probe(void)
 
 	if (probed)
 		return &bf;
-	old = libbpf_set_print(quiet);
+	old = libbpf_set_print(libbpf_print_none);
 	for (int f = 0; f < BPF_FEAT_MAX; f++) {
 		knob = bpf_feature_knob(f);
 		if (knob && getenv(knob)) {

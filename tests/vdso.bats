@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# --vdso: clock reads the vDSO serves, estimated by sampling, against a
+# workload that counts its own calls.  The estimates are statistical: the
+# assertions are counts of runs, with the confidence the issue states.
+load helpers
+
+setup() {
+	tmp=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$tmp"
+}
+
+# Field F of .vdso summed over the report's processes (F: calls.low ...).
+vdso_sum() {
+	jq -r "[.processes[].vdso.$1 // 0] | add // 0" "$tmp/out.json"
+}
+
+# One ~1 s run: a parent and a child, each 10M clock_gettime and 1000
+# time() at 10M calls a second.  Prints "truth estimate low high".
+one_run() {
+	"$CT" run --vdso --json -o "$tmp/out.json" -- "$TOOLS/vdsoloop" \
+		-n 10000000 -t 1000 -c 1 -r 10000000 >"$tmp/wl" 2>"$tmp/err"
+	echo "$(( $(workload_sum "$tmp/wl" vdso_clock_gettime) + \
+		  $(workload_sum "$tmp/wl" vdso_time) ))" \
+	     "$(vdso_sum calls.estimate) $(vdso_sum calls.low)" \
+	     "$(vdso_sum calls.high)"
+}
+
+# One run, checked loosely: a wrong period, cost or symbolization is off
+# by far more than 2x.  Whether the interval holds the truth as often as
+# it claims is a statistical question: 20 runs under make bench
+# (tests/perf/perf.bats), not a count make test can assert every time.
+@test "one-second run: the estimate is within 2x of the true count, low <= estimate <= high" {
+	local truth est low high
+	read -r truth est low high < <(one_run)
+	echo "true $truth, estimate $est [$low, $high]"
+	[ "$truth" -eq 20002000 ]
+	[ "$est" -ge $((truth / 2)) ]
+	[ "$est" -le $((truth * 2)) ]
+	[ "$low" -le "$est" ]
+	[ "$est" -le "$high" ]
+}
+
+@test "no vDSO reads: samples taken, none in the vDSO, the interval holds 0" {
+	"$CT" run --vdso --json -o "$tmp/out.json" -- "$TOOLS/vdsoloop" \
+		-n 0 -t 0 -w 200000000 >"$tmp/wl" 2>"$tmp/err"
+	[ "$(vdso_sum total_samples)" -gt 50 ]
+	[ "$(vdso_sum samples)" -eq 0 ]
+	[ "$(vdso_sum calls.low)" -eq 0 ]
+	[ "$(vdso_sum time_ns.low)" -eq 0 ]
+	[ "$(vdso_sum calls.estimate)" -eq 0 ]
+}
+
+@test "the JSON fields the issue names, per process, and how it was made" {
+	one_run >/dev/null
+	jq -e '.processes[0].vdso | has("samples") and has("total_samples")
+		and (.time_ns | has("estimate") and has("low") and has("high"))
+		and (.calls | has("estimate") and has("low") and has("high"))
+		and (.by_function.clock_gettime.samples > 0)' "$tmp/out.json"
+	jq -e '.vdso.period_ns == 1001001 and
+	       .vdso.ns_per_call.clock_gettime.median > 0' "$tmp/out.json"
+	[ "$(jqr "$tmp/out.json" '.losses.vdso_map_full')" -eq 0 ]
+}
+
+@test "the text report says it is an estimate and how" {
+	"$CT" run --vdso -- "$TOOLS/vdsoloop" -n 1000000 >/dev/null 2>"$tmp/err"
+	grep -q "an ESTIMATE from sampling CPU time every 1001 us" "$tmp/err"
+	grep -q "95% Wilson interval" "$tmp/err"
+}
+
+@test "--vdso-rate: out of range is one line and status 125" {
+	run -125 "$CT" run --vdso --vdso-rate 0 -- true
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"vdso-rate must be 1 to 20000"* ]]
+	run -125 "$CT" run --vdso --vdso-rate 20001 -- true
+}
+
+@test "--vdso-rate 5000: the period follows" {
+	"$CT" run --vdso --vdso-rate 5000 --json -o "$tmp/out.json" -- \
+		"$TOOLS/vdsoloop" -n 1000000 >/dev/null 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" '.vdso.period_ns')" -eq 200000 ]
+}
+
+@test "without --vdso: no vdso section, no sampler loaded" {
+	"$CT" run --json -o "$tmp/out.json" -- "$TOOLS/vdsoloop" -n 1000 \
+		>/dev/null 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" '.processes[0].vdso')" = null ]
+	[ "$(jqr "$tmp/out.json" '.vdso')" = null ]
+}
+
+@test "vdso-hot-reads: a hot clock loop is named, a loop that reads no clock is not" {
+	"$CT" run --vdso --json -o "$tmp/out.json" -- "$TOOLS/vdsoloop" \
+		-n 5000000 -c 1 >"$tmp/wl" 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" '[.findings[] | select(.id == "vdso-hot-reads") | .pids[]] | length')" -eq 2 ]
+	"$CT" run --vdso --json -o "$tmp/out.json" -- "$TOOLS/vdsoloop" \
+		-n 0 -w 100000000 >"$tmp/wl" 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" '[.findings[] | select(.id == "vdso-hot-reads")] | length')" -eq 0 ]
+}
