@@ -165,7 +165,7 @@ teardown() {
 	LC_ALL=C readelf -h "$TMP/arm64/usr/sbin/clocktrace" | grep -q 'Machine: *AArch64'
 	needed=$(LC_ALL=C readelf -d "$TMP/arm64/usr/sbin/clocktrace" |
 		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
-	[ "$needed" = "ld-linux-aarch64.so.1 libc.so.6 " ]
+	[ "$needed" = "ld-linux-aarch64.so.1 libc.so.6 libm.so.6 " ]
 }
 
 @test "package: the deb installs its files and its removal takes them away" {
