@@ -18,7 +18,7 @@
 #include "procfs.h"
 #include "cmds.h"
 #include "report.h"
-#include "top.h"
+#include "top_group.h"
 #include "util.h"
 
 struct top_state {

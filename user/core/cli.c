@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_table.h"
 #include "cli.h"
 #include "clocks.h"
 #include "httpd.h"
@@ -151,7 +150,7 @@ static const char *const description[] = {
 	"clock_gettime\nwith every clock through the C library (vDSO where it "
 	"serves) and through\nsyscall(2), time() and gettimeofday() both ways, "
 	"and localtime(),\nlocaltime_r(), mktime() and tzset() in a child with "
-	"TZ unset and with\nTZ=" BENCH_TZ_FILE ".  Median ns per call over 5 or "
+	"TZ unset and with\nTZ=" TZ_FIX_VALUE ".  Median ns per call over 5 or "
 	"more trials after a\nwarm-up.  No root needed; as root the syscalls "
 	"each call makes are counted.\n"),
 	[MODE_DOCTOR] = (

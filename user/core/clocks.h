@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The TZ that stops glibc re-checking /etc/localtime on every call. */
+#define TZ_FIX_VALUE		":/etc/localtime"
+
 /*
  * Names of clock ids.  CPU clocks of another process or thread, and fd
  * clocks, arrive from the BPF side with the pid or fd masked out.

@@ -13,9 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clocks.h"
+
 #define BENCH_MAX_TRIALS	15
 #define BENCH_NO_CLOCK		(-1)
-#define BENCH_TZ_FILE		":/etc/localtime"
+#define BENCH_TZ_FILE		TZ_FIX_VALUE
 
 enum bench_path { BENCH_VDSO, BENCH_SYSCALL, BENCH_LIBC };
 enum bench_tz { BENCH_TZ_NONE, BENCH_TZ_UNSET, BENCH_TZ_SET };

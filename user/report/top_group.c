@@ -11,7 +11,7 @@
 #include "container.h"
 #include "escape.h"
 #include "procfs.h"
-#include "top.h"
+#include "top_group.h"
 #include "util.h"
 
 /* The group of pid: NULL for a process in no container, or gone. */

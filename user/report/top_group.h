@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* clocktrace top: a ranked row per process, and rows summed per group. */
-#ifndef CLOCKTRACE_TOP_H
-#define CLOCKTRACE_TOP_H
+/* clocktrace top's rows: one per process, and rows summed per group. */
+#ifndef CLOCKTRACE_TOP_GROUP_H
+#define CLOCKTRACE_TOP_GROUP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,4 +44,4 @@ void top_groups_print_screen(FILE *out, enum top_by by,
 void top_groups_json(struct json *j, enum top_by by,
 		     const struct top_group *g, size_t n, unsigned int top);
 
-#endif /* CLOCKTRACE_TOP_H */
+#endif /* CLOCKTRACE_TOP_GROUP_H */
