@@ -247,12 +247,44 @@ static void test_util_formatting(void **state)
 	assert_string_equal(buf, "a\\x01\\xff\\x5c");
 }
 
+/* Sums from zeroed and from UINT64_MAX-initialised minima agree. */
+static void test_latency_add(void **state)
+{
+	struct latency a = { .count = 2, .errors = 1, .total_ns = 30,
+			     .min_ns = 10, .max_ns = 20 };
+	struct latency b = { .count = 1, .total_ns = 5, .min_ns = 5,
+			     .max_ns = 5 };
+	struct latency none = { .min_ns = 1 };
+	struct latency zeroed = {}, unset = { .min_ns = UINT64_MAX };
+
+	(void)state;
+	a.hist[3] = 2;
+	b.hist[2] = 1;
+	latency_add(&zeroed, &a);
+	latency_add(&zeroed, &none);
+	latency_add(&zeroed, &b);
+	latency_add(&unset, &b);
+	latency_add(&unset, &a);
+	for (int i = 0; i < 2; i++) {
+		const struct latency *l = i ? &unset : &zeroed;
+
+		assert_int_equal(l->count, 3);
+		assert_int_equal(l->errors, 1);
+		assert_int_equal(l->total_ns, 35);
+		assert_int_equal(l->min_ns, 5);
+		assert_int_equal(l->max_ns, 20);
+		assert_int_equal(l->hist[2], 1);
+		assert_int_equal(l->hist[3], 2);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log2_slot_bounds),
 		cmocka_unit_test(test_hist_print_matches_bcc_layout),
 		cmocka_unit_test(test_hist_empty_prints_nothing),
+		cmocka_unit_test(test_latency_add),
 		cmocka_unit_test(test_clock_names),
 		cmocka_unit_test(test_clock_classes),
 		cmocka_unit_test(test_json_escapes_hostile_bytes),

@@ -62,3 +62,18 @@ void print_log2_hist(FILE *f, const __u64 *slots, int n, const char *unit)
 		fputs("|\n", f);
 	}
 }
+
+void latency_add(struct latency *sum, const struct latency *l)
+{
+	if (!l->count)
+		return;
+	if (!sum->count || l->min_ns < sum->min_ns)
+		sum->min_ns = l->min_ns;
+	if (l->max_ns > sum->max_ns)
+		sum->max_ns = l->max_ns;
+	sum->count += l->count;
+	sum->errors += l->errors;
+	sum->total_ns += l->total_ns;
+	for (int i = 0; i < HIST_SLOTS; i++)
+		sum->hist[i] += l->hist[i];
+}

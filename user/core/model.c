@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "model.h"
 #include "util.h"
 
@@ -418,21 +419,6 @@ void model_remove(struct model *m, pid_t pid)
 	proc_free(p);
 	memmove(p, p + 1, (m->nprocs - i - 1) * sizeof(*p));
 	m->nprocs--;
-}
-
-static void latency_add(struct latency *sum, const struct latency *l)
-{
-	if (!l->count)
-		return;
-	sum->count += l->count;
-	sum->errors += l->errors;
-	sum->total_ns += l->total_ns;
-	for (int i = 0; i < HIST_SLOTS; i++)
-		sum->hist[i] += l->hist[i];
-	if (l->min_ns < sum->min_ns)
-		sum->min_ns = l->min_ns;
-	if (l->max_ns > sum->max_ns)
-		sum->max_ns = l->max_ns;
 }
 
 /* A comm may be anything a program chose: the groups are bounded. */

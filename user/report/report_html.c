@@ -322,15 +322,6 @@ static void parent_children_section(FILE *f, const struct model *m)
 	roles_free(&trees);
 }
 
-static void latency_merge(struct latency *dst, const struct latency *src)
-{
-	dst->count += src->count;
-	dst->errors += src->errors;
-	dst->total_ns += src->total_ns;
-	for (int i = 0; i < HIST_SLOTS; i++)
-		dst->hist[i] += src->hist[i];
-}
-
 /* The bounds in the unit of the figure above it. */
 static void hist_table(FILE *f, const char *kind, const struct latency *l)
 {
@@ -362,7 +353,7 @@ static void latency_section(FILE *f, const struct model *m)
 		char id[48], title[128], avg[32];
 
 		for (size_t i = 0; i < m->nprocs; i++)
-			latency_merge(&all, &m->procs[i].kinds[k]);
+			latency_add(&all, &m->procs[i].kinds[k]);
 		if (!all.count)
 			continue;
 		if (!any)

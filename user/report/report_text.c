@@ -379,21 +379,6 @@ static void print_latency(FILE *f, const char *title, const struct latency *l)
 	print_log2_hist(f, l->hist, HIST_SLOTS, "nsecs");
 }
 
-static void latency_merge(struct latency *dst, const struct latency *src)
-{
-	if (!src->count)
-		return;
-	if (!dst->count || src->min_ns < dst->min_ns)
-		dst->min_ns = src->min_ns;
-	if (src->max_ns > dst->max_ns)
-		dst->max_ns = src->max_ns;
-	dst->count += src->count;
-	dst->errors += src->errors;
-	dst->total_ns += src->total_ns;
-	for (int i = 0; i < HIST_SLOTS; i++)
-		dst->hist[i] += src->hist[i];
-}
-
 static const char *latency_title(int kind, char *buf, size_t size)
 {
 	if (kind_is_tz(kind))
@@ -413,7 +398,7 @@ static void print_histograms(FILE *f, const struct model *m,
 		struct latency all = {};
 
 		for (size_t i = 0; i < m->nprocs; i++)
-			latency_merge(&all, &m->procs[i].kinds[k]);
+			latency_add(&all, &m->procs[i].kinds[k]);
 		print_latency(f, latency_title(k, title, sizeof(title)), &all);
 	}
 	if (!o->per_process)
