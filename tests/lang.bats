@@ -49,7 +49,7 @@ site_field() {
 	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- \
 		ruby --disable-gems "$TOOLS/lang/forkers.rb" 40 2 2>/dev/null
 	grep -E "^ +120 +0  ruby +.*/forkers\.rb:[0-9]+ in Time#localtime \[3 processes\]$" "$tmp/out.txt"
-	grep -E "^ +0 +120  ruby +.*/forkers\.rb:[0-9]+ in Process#clock_gettime \[3 processes\]$" "$tmp/out.txt"
+	grep -E "^ +0 +120  ruby +.*/forkers\.rb:[0-9]+ in Process\.clock_gettime \[3 processes\]$" "$tmp/out.txt"
 }
 
 # The pool's per-worker counts against the workload's own; MECHANISM is
@@ -124,7 +124,7 @@ line_probe_runs() {
 		ruby --disable-gems "$TOOLS/lang/forkers.rb" 30 1 2>/dev/null
 	cat "$tmp/out.folded" >&2
 	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Time#localtime;tzset;tz 60' "$tmp/out.folded"
-	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Process#clock_gettime;clock 60' "$tmp/out.folded"
+	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Process\.clock_gettime;clock 60' "$tmp/out.folded"
 }
 
 @test "ruby: names the program chose are escaped in the text report" {

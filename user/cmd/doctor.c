@@ -253,6 +253,7 @@ static void print_text(FILE *f, const struct checks *c)
 static void json_process(struct json *j, const struct proc_facts *p)
 {
 	enum check_status st;
+	char buf[512];
 
 	json_obj_begin(j, "process");
 	json_i64(j, "pid", p->pid);
@@ -269,6 +270,9 @@ static void json_process(struct json *j, const struct proc_facts *p)
 		 p->libc_version[0] ? p->libc_version : NULL);
 	json_bool(j, "static", p->is_static);
 	json_str(j, "finding", proc_tz_finding(p, &st));
+	json_str(j, "runtime", runtime_name(p->runtime));
+	json_str(j, "runtime_finding",
+		 proc_runtime_finding(p, &st, buf, sizeof(buf)));
 	json_obj_end(j);
 }
 

@@ -81,6 +81,9 @@ static void classify_mapping(struct proc_facts *p, const char *path,
 {
 	const char *base = path_base_name(path);
 
+	if (runtime_of_path(base) != RUNTIME_UNKNOWN &&
+	    p->runtime == RUNTIME_UNKNOWN)
+		p->runtime = runtime_of_path(base);
 	if (!strncmp(base, "ld-linux", 8))
 		*loader = true;
 	if (!strncmp(base, "ld-musl-", 8) || !strncmp(base, "libc.musl-", 10)) {
@@ -150,12 +153,17 @@ static void read_libc(struct proc_facts *p)
 
 int proc_facts_read(pid_t pid, struct proc_facts *p)
 {
+	char *exe;
+
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	if (!proc_exists(pid) || proc_comm(pid, p->comm, sizeof(p->comm)))
 		return -1;
 	p->tz_state = proc_getenv(pid, "TZ", &p->tz);
 	p->tzdir_state = proc_getenv(pid, "TZDIR", &p->tzdir);
+	exe = proc_exe(pid);
+	p->runtime = runtime_of_path(exe);
+	free(exe);
 	read_libc(p);
 	return 0;
 }
@@ -189,6 +197,26 @@ const char *proc_tz_finding(const struct proc_facts *p, enum check_status *st)
 	       "localtime() will stat /etc/localtime";
 }
 
+const char *proc_runtime_finding(const struct proc_facts *p,
+				 enum check_status *st, char *buf, size_t size)
+{
+	const char *name = runtime_name(p->runtime);
+
+	*st = CHECK_OK;
+	if (!name || p->runtime == RUNTIME_C || p->libc != LIBC_KIND_GLIBC ||
+	    p->tz_state < 0)
+		return NULL;
+	if (p->tz_state > 0) {
+		snprintf(buf, size, "%s, TZ set: none of its calls re-checks "
+			 "the zone file", name);
+		return buf;
+	}
+	*st = CHECK_WARN;
+	snprintf(buf, size, "%s, TZ unset: %s", name,
+		 runtime_tz_fix(p->runtime));
+	return buf;
+}
+
 static void env_line(struct checks *c, const char *name, int state,
 		     const char *val)
 {
@@ -216,6 +244,11 @@ void doctor_process_checks(struct checks *c, const struct proc_facts *p)
 		  p->libc_version, p->libc_path[0] ? " " : "", p->libc_path,
 		  p->libc == LIBC_KIND_NONE ? "no mappings" :
 		  p->is_static ? "statically linked" : "dynamically linked");
+	char buf[512];
+
 	finding = proc_tz_finding(p, &st);
 	check_add(c, "process finding", st, "%s", finding);
+	finding = proc_runtime_finding(p, &st, buf, sizeof(buf));
+	if (finding)
+		check_add(c, "process runtime", st, "%s", finding);
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "checks.h"
+#include "runtime.h"
 
 enum libc_kind { LIBC_KIND_UNKNOWN, LIBC_KIND_GLIBC, LIBC_KIND_MUSL, LIBC_KIND_NONE };
 
@@ -26,6 +27,7 @@ struct proc_facts {
 	bool is_static;
 	char libc_path[256];
 	char libc_version[32];
+	enum runtime runtime;	/* Ruby or Python from exe or mappings */
 };
 
 /* Reads /proc/PID; -1 if the process does not exist. */
@@ -34,6 +36,12 @@ void proc_facts_free(struct proc_facts *p);
 /* The finding that applies to p (pure: unit-tested). */
 const char *proc_tz_finding(const struct proc_facts *p,
 			    enum check_status *st);
+/*
+ * What the process's runtime (Ruby, Python) will do about the zone file,
+ * into buf; NULL when there is nothing more to say than proc_tz_finding.
+ */
+const char *proc_runtime_finding(const struct proc_facts *p,
+				 enum check_status *st, char *buf, size_t size);
 const char *libc_kind_name(enum libc_kind k);
 /* Adds the process's lines to c. */
 void doctor_process_checks(struct checks *c, const struct proc_facts *p);

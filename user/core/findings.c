@@ -6,6 +6,7 @@
 #include "clocks.h"
 #include "findings.h"
 #include "roles.h"
+#include "runtime.h"
 #include "util.h"
 
 struct pid_set {
@@ -111,9 +112,11 @@ static uint64_t fn_sites(const struct model *m, const struct pid_set *s,
  * ", mostly from localtime() called at main+0x1c (prog) at prog.c:12
  * (80% of its calls), and at ... (20%)", or "".
  */
-static char *culprit_words(const struct model *m, const struct pid_set *s)
+static char *culprit_words(const struct model *m, const struct pid_set *s,
+			   enum runtime rt)
 {
 	uint32_t fn = tz_culprit(m, s);
+	const char *call = runtime_libc_call(rt, fn);
 	struct site_sum *top;
 	uint64_t calls;
 	size_t n;
@@ -122,7 +125,11 @@ static char *culprit_words(const struct model *m, const struct pid_set *s)
 	if (fn == LIBC_NONE)
 		return xstrdup("");
 	calls = fn_sites(m, s, fn, &top, &n);
-	out = xasprintf(", mostly from %s()", libc_fn_name(fn));
+	if (call)
+		out = xasprintf(", mostly from %s() (%s in %s)", libc_fn_name(fn),
+				call, runtime_name(rt));
+	else
+		out = xasprintf(", mostly from %s()", libc_fn_name(fn));
 	for (size_t k = 0; k < SITES_NAMED && k < n && calls; k++) {
 		char *site, *more;
 
@@ -176,12 +183,51 @@ static char *script_words(const struct model *m, const struct pid_set *s,
 	uint64_t tz;
 	const struct lang_site_stat *l = top_script_line(m, s, &tz);
 
+	char *name, *out;
+
 	if (!l || !total)
 		return xstrdup("");
-	return xasprintf("; under the %s line %s:%u in %s%s%s (%.0f%% of them)",
-			 lang_name(l->lang), l->file, l->line,
-			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func,
-			 100.0 * tz / total);
+	name = runtime_site_name(l);
+	out = xasprintf("; under the %s line %s:%u in %s (%.0f%% of them)",
+			lang_name(l->lang), l->file, l->line, name,
+			100.0 * tz / total);
+	free(name);
+	return out;
+}
+
+/*
+ * The runtime that made these processes' zone checks: the language of
+ * their busiest script line (--lang), else of their executables; C when
+ * neither is an interpreter and --libc saw the C library call them.
+ */
+static enum runtime tz_runtime(const struct model *m, const struct pid_set *s)
+{
+	unsigned int by[RUNTIME_PYTHON + 1] = {};
+	const struct lang_site_stat *l;
+	enum runtime best = RUNTIME_UNKNOWN;
+	uint64_t tz;
+
+	l = top_script_line(m, s, &tz);
+	if (l)
+		return runtime_of_lang(l->lang);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct proc_model *p = model_find(m, s->v[i]);
+
+		if (p)
+			by[runtime_of_path(p->exe)]++;
+	}
+	if (by[RUNTIME_RUBY] || by[RUNTIME_PYTHON])
+		best = by[RUNTIME_RUBY] >= by[RUNTIME_PYTHON] ? RUNTIME_RUBY :
+							       RUNTIME_PYTHON;
+	else if (tz_culprit(m, s) != LIBC_NONE)
+		best = RUNTIME_C;
+	return best;
+}
+
+static void set_runtime(struct finding *f, enum runtime rt)
+{
+	f->runtime = runtime_name(rt);
+	f->runtime_fix = runtime_tz_fix(rt);
 }
 
 /* Kernel time in the syscalls of kinds [first, last] of these processes. */
@@ -265,6 +311,7 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	pid_t top_pid = 0;
 	char *msg, *culprit, *comms, *script;
 	struct finding *f;
+	enum runtime rt;
 	uint64_t ns;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -284,7 +331,8 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	}
 	if (!s.n)
 		return;
-	culprit = culprit_words(m, &s);
+	rt = tz_runtime(m, &s);
+	culprit = culprit_words(m, &s, rt);
 	comms = by_comm_words(m, &s);
 	script = script_words(m, &s, total);
 	msg = xasprintf("%zu process%s re-read time-zone files %llu times in all "
@@ -300,6 +348,7 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 		xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, so "
 			"the C library stops re-checking the zone file on every "
 			"localtime()/mktime()/tzset()"));
+	set_runtime(f, rt);
 	/* With TZ set, one read of the file per process remains. */
 	set_cost(f, m, ns, total ? ns - ns * f->npids / total : 0);
 }
@@ -340,6 +389,7 @@ static void tz_children_repeat_in(const struct model *m,
 	f = add(out, "tz-children-repeat", "warning", &s, msg,
 		xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the workers "
 			"are forked, so every child inherits it"));
+	set_runtime(f, tz_runtime(m, &(struct pid_set){ f->pids, f->npids }));
 	f->see = "tz-repeated-access";
 }
 

@@ -53,6 +53,12 @@ struct finding {
 	size_t npids;
 	char *message;
 	char *fix;
+	/*
+	 * Time-zone findings: the runtime that made the calls ("c", "ruby",
+	 * "python"; NULL unknown) and the fix in its own code.
+	 */
+	const char *runtime;
+	const char *runtime_fix;
 	struct finding_cost cost;
 };
 

@@ -13,6 +13,7 @@
 #include "clocks.h"
 #include "escape.h"
 #include "report.h"
+#include "runtime.h"
 #include "util.h"
 
 struct stack {
@@ -138,8 +139,12 @@ static void add_libc_stacks(struct stacks *s, const struct proc_model *p)
 /* "w.rb:4 Time#localtime": the script's base name keeps frames short. */
 static char *script_frame(const struct lang_site_stat *l)
 {
-	return xasprintf("%s:%u %s%s%s", path_base_name(l->file), l->line,
-			 l->cls ? l->cls : "", l->cls ? "#" : "", l->func);
+	char *name = runtime_method_name(l);
+	char *frame = xasprintf("%s:%u %s", path_base_name(l->file), l->line,
+				name);
+
+	free(name);
+	return frame;
 }
 
 static void add_lang_stacks(struct stacks *s, const struct proc_model *p)

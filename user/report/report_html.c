@@ -168,7 +168,13 @@ static void findings_section(FILE *f, const struct findings *fs)
 		finding_cost(f, &fd->cost);
 		fputs("<p class=\"fix\">Fix: ", f);
 		html_text(f, fd->fix);
-		fputs("</p>\n</div>\n", f);
+		fputs("</p>\n", f);
+		if (fd->runtime_fix) {
+			fprintf(f, "<p class=\"fix\">Fix in %s: ", fd->runtime);
+			html_text(f, fd->runtime_fix);
+			fputs("</p>\n", f);
+		}
+		fputs("</div>\n", f);
 	}
 	fputs("</section>\n", f);
 }

@@ -5,6 +5,7 @@
 
 #include "html.h"
 #include "report_html.h"
+#include "runtime.h"
 #include "util.h"
 
 #define TIMELINE_LINES	8
@@ -350,17 +351,15 @@ void html_libc_section(FILE *f, const struct model *m)
 static void lang_site_row(FILE *f, const struct line_sum *s)
 {
 	const struct lang_site_stat *l = s->l;
-	char tz[32], clk[32];
+	char tz[32], clk[32], *name;
 
 	fprintf(f, "<tr data-line=\"%u\"><td>%s</td><td class=\"mono\">",
 		l->line, lang_name(l->lang));
 	html_long_text(f, l->file, HTML_PATH_MAX);
 	fprintf(f, ":%u</td><td class=\"mono\">", l->line);
-	if (l->cls) {
-		html_text(f, l->cls);
-		fputc('#', f);
-	}
-	html_text(f, l->func);
+	name = runtime_method_name(l);
+	html_text(f, name);
+	free(name);
 	fprintf(f, "</td><td class=\"mono\">%s%s</td>", l->libc_fn ?
 		libc_fn_name(l->libc_fn) : "", l->libc_fn ? "()" : "");
 	fprintf(f, "<td class=\"num\" data-value=\"%llu\">%s</td><td class="

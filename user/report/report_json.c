@@ -289,11 +289,10 @@ static void json_findings(struct json *j, const struct findings *fs)
 		json_arr_end(j);
 		json_str(j, "message", f->message);
 		json_str(j, "fix", f->fix);
+		json_str(j, "runtime", f->runtime);
+		json_str(j, "runtime_fix", f->runtime_fix);
 		json_cost(j, &f->cost);
-		if (f->see)
-			json_str(j, "see", f->see);
-		else
-			json_null(j, "see");
+		json_str(j, "see", f->see);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "report.h"
+#include "runtime.h"
 #include "util.h"
 
 #define TOP_LINES	10
@@ -20,13 +21,12 @@ static int by_events(const void *a, const void *b)
 /* "w.rb:4 in Time#localtime -> tzset" or "pool.py:8 in task", escaped. */
 static void print_where(FILE *f, const struct lang_site_stat *s)
 {
+	char *name = runtime_method_name(s);
+
 	escape_print(f, s->file, ESCAPE_TEXT);
 	fprintf(f, ":%u in ", s->line);
-	if (s->cls) {
-		escape_print(f, s->cls, ESCAPE_TEXT);
-		fputc('#', f);
-	}
-	escape_print(f, s->func, ESCAPE_TEXT);
+	escape_print(f, name, ESCAPE_TEXT);
+	free(name);
 	if (s->libc_fn)
 		fprintf(f, " -> %s", libc_fn_name(s->libc_fn));
 }

@@ -455,6 +455,9 @@ static void print_findings(FILE *f, const struct findings *fs)
 		fputs("    fix: ", f);
 		escape_print(f, fd->fix, ESCAPE_TEXT);
 		fputc('\n', f);
+		if (fd->runtime_fix)
+			fprintf(f, "    fix in %s: %s\n", fd->runtime,
+				fd->runtime_fix);
 	}
 }
 
