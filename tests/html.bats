@@ -82,11 +82,18 @@ sites_merged() {
 		"$(jqr "$2" "$JQ_SITES | map(.calls) | max")" ]
 }
 
-# The JSON's script lines merged as the text report merges them.
-JQ_LINES='[.processes[].lang_sites[]] | group_by([.lang, .file, .line,
+# The JSON's script lines merged as the text report merges them; a Ruby
+# class method written as Ruby writes it (Date.today), others Cls#method.
+JQ_LINES='def ruby_class_method: IN("Date.today", "DateTime.now",
+	"Time.now", "Time.at", "Time.local", "Time.mktime",
+	"Process.clock_gettime");
+	def method_name: if .class == null then .function
+	elif "\(.class).\(.function)" | ruby_class_method
+	then "\(.class).\(.function)" else "\(.class)#\(.function)" end;
+	[.processes[].lang_sites[]] | group_by([.lang, .file, .line,
 	.function, .class, .libc_function]) | map({lang: .[0].lang,
-	file: .[0].file, line: .[0].line, in: ((if .[0].class then .[0].class +
-	"#" else "" end) + .[0].function), libc_fn: (.[0].libc_function // ""),
+	file: .[0].file, line: .[0].line, in: (.[0] | method_name),
+	libc_fn: (.[0].libc_function // ""),
 	tz: (map(.tz_accesses) | add), clock: (map(.clock_syscalls) | add),
 	procs: length})'
 
