@@ -89,6 +89,36 @@ _clocktrace_add() {
 	return 0
 }
 
+# A cgroup v2 path: absolute, or as the tool takes it, relative to the
+# mount (system.slice/cron.service); directories only.
+_clocktrace_cgroups() {
+	local mnt=/sys/fs/cgroup d
+	[[ -f $mnt/cgroup.controllers ]] || mnt=/sys/fs/cgroup/unified
+	compopt -o filenames -o nospace 2>/dev/null || true
+	if [[ $1 == /* ]]; then
+		_clocktrace_add -d -- "$1"
+		return 0
+	fi
+	for d in "$mnt/$1"*/; do
+		[[ -d $d ]] || continue
+		d=${d#"$mnt/"}
+		COMPREPLY+=("${d%/}/")
+	done
+	return 0
+}
+
+# --unit NAME is system.slice/NAME: the units that have a cgroup now.
+_clocktrace_units() {
+	local mnt=/sys/fs/cgroup d
+	[[ -f $mnt/cgroup.controllers ]] || mnt=/sys/fs/cgroup/unified
+	for d in "$mnt/system.slice/$1"*/; do
+		[[ -d $d ]] || continue
+		d=${d%/}
+		COMPREPLY+=("$(printf '%q' "${d##*/}")")
+	done
+	return 0
+}
+
 _clocktrace_files() {
 	compopt -o filenames 2>/dev/null || true
 	_clocktrace_add -f -- "$1"
@@ -102,6 +132,8 @@ _clocktrace_value() {
 	--fix) _clocktrace_add -W "TZ=:/etc/localtime TZ=UTC" -- "$cur" ;;
 	-p | --pid) _clocktrace_pids "$cur" ;;
 	--comm) _clocktrace_comms "$cur" ;;
+	--cgroup) _clocktrace_cgroups "$cur" ;;
+	--unit) _clocktrace_units "$cur" ;;
 	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;
 	--metrics-by) _clocktrace_add -W "comm cgroup pid" -- "$cur" ;;
 	--by) _clocktrace_add -W "process container cgroup" -- "$cur" ;;

@@ -52,6 +52,10 @@ setup() {
 
 teardown() {
 	[ -n "${COMM_PID:-}" ] && kill "$COMM_PID" 2>/dev/null
+	if [ -n "${CG:-}" ]; then
+		rmdir "$mnt/system.slice/$CG.service" "$mnt/$CG/inner" "$mnt/$CG"
+		[ -z "${MADE_SLICE:-}" ] || rmdir "$mnt/system.slice"
+	fi
 	rm -rf "$TMP"
 }
 
@@ -245,6 +249,27 @@ teardown() {
 	[ "$(complete_words clocktrace bench --clock realtime,mono_)" = "" ]
 	complete_words clocktrace bench --clock realtime,mono |
 		grep -qx realtime,monotonic_coarse
+}
+
+# The cgroup v2 mount, as the completion and cgroup.c find it.
+cgroup2_mount() {
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		echo /sys/fs/cgroup
+	else
+		echo /sys/fs/cgroup/unified
+	fi
+}
+
+@test "completion: --cgroup and --unit complete the cgroups that exist" {
+	mnt=$(cgroup2_mount)
+	CG="ctcomplete-$$"
+	mkdir "$mnt/$CG" "$mnt/$CG/inner"
+	[ -d "$mnt/system.slice" ] || { mkdir "$mnt/system.slice"; MADE_SLICE=1; }
+	mkdir "$mnt/system.slice/$CG.service"
+	[ "$(complete_words clocktrace attach --cgroup ctcomplete-)" = "$CG/" ]
+	[ "$(complete_words clocktrace run --cgroup "$CG/")" = "$CG/inner/" ]
+	[ "$(complete_words clocktrace top --cgroup "$mnt/$CG/in")" = "$mnt/$CG/inner" ]
+	[ "$(complete_words clocktrace attach --unit ctcomplete-)" = "$CG.service" ]
 }
 
 # Hardening that must stay: the capabilities and the file system view.
