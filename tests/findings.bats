@@ -5,6 +5,15 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+# Until process $1 maps a file whose name holds $2 (its loader at work).
+wait_mapped() {
+	for _ in $(seq 100); do
+		grep -q "$2" "/proc/$1/maps" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	false
+}
+
 setup() {
 	T=$(mktemp -d)
 }
@@ -146,6 +155,7 @@ runpy.run_path('$TOOLS/lang/pool.py', run_name='__main__')" >/dev/null 2>"$T/err
 @test "doctor -p: a Ruby process is told what Date.today and Time.now will do" {
 	env -u TZ ruby --disable-gems -e 'sleep 30' &
 	pid=$!
+	wait_mapped "$pid" libruby
 	run "$CT" doctor -p "$pid"
 	echo "$output"
 	[[ $output == *"warn  process runtime: ruby, TZ unset: Date.today and DateTime.now re-check"* ]]
@@ -155,6 +165,7 @@ runpy.run_path('$TOOLS/lang/pool.py', run_name='__main__')" >/dev/null 2>"$T/err
 	kill "$pid"
 	TZ=:/etc/localtime ruby --disable-gems -e 'sleep 30' &
 	pid=$!
+	wait_mapped "$pid" libruby
 	run "$CT" doctor -p "$pid"
 	kill "$pid"
 	echo "$output"
