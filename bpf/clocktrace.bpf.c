@@ -1262,6 +1262,7 @@ static __always_inline int on_exec(struct task_struct *p,
 	if (!proc || (proc->flags & PROC_EXITED))
 		return 0;
 	proc->flags |= PROC_EXECED;
+	lang_exec(tgid);
 	__builtin_memcpy(proc->comm, p->comm, COMM_LEN);
 	read_exec_env(p, tgid, bprm, loop_helper);
 	emit_exec(p, proc->ppid, bprm);

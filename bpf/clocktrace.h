@@ -329,19 +329,23 @@ struct lang_names {
 };
 
 /*
- * --lang, Python frame mode: where a CPython 3.11 process keeps its current
- * thread state, and the 3.11 struct offsets (derived from its headers,
- * user/core/pyframe.c).  The type addresses let the BPF side check that what it
- * reads is a code object and a str, not bytes of some other program.
+ * --lang, Python frame mode: the interpreter's thread list and the struct
+ * offsets of its CPython version (3.11, 3.12, 3.13; from its headers,
+ * user/core/pyframe.c).  The type addresses let the BPF side check that
+ * what it reads is a code object and a str, not bytes of some other program.
  */
+#define PY_NO_CFRAME	0xffff	/* 3.13: the frame is in the thread state */
+
 struct py_offsets {
-	__u16 tstate_current;	/* _PyRuntimeState.gilstate.tstate_current */
-	__u16 native_thread_id;	/* PyThreadState */
-	__u16 cframe;		/* PyThreadState */
-	__u16 current_frame;	/* _PyCFrame */
-	__u16 f_code;		/* _PyInterpreterFrame */
+	__u16 interp_head;	/* _PyRuntimeState.interpreters.head */
+	__u16 threads_head;	/* PyInterpreterState.threads.head */
+	__u16 ts_next;		/* PyThreadState */
+	__u16 native_thread_id;
+	__u16 cframe;		/* or PY_NO_CFRAME */
+	__u16 current_frame;	/* _PyCFrame, or PyThreadState (3.13) */
+	__u16 f_code;		/* _PyInterpreterFrame (3.13: f_executable) */
 	__u16 previous;
-	__u16 prev_instr;
+	__u16 prev_instr;	/* 3.13: instr_ptr */
 	__u16 owner;
 	__u16 co_filename;	/* PyCodeObject */
 	__u16 co_name;
@@ -354,14 +358,31 @@ struct py_offsets {
 	__u16 str_state;	/* PyASCIIObject */
 	__u16 str_data;		/* sizeof(PyASCIIObject) */
 	__u16 bytes_data;	/* PyBytesObject.ob_sval */
-	__u16 pad;
+	__u16 pad[3];
 };
+
+/*
+ * Kernel events of a frame-mode Python process tied to no script line,
+ * by reason: counted, never dropped (an unreadable frame is a loss).
+ */
+enum lang_unattributed {
+	LANG_UN_NO_THREAD,	/* the thread is not in the interpreter's list */
+	LANG_UN_THREADS_PAST,	/* the list is longer than the BPF side walks */
+	LANG_UN_NO_FRAME,	/* the thread runs no Python code */
+	LANG_UN_NOT_YET_READ,	/* made before its interpreter file was read */
+	LANG_UN_MAX,
+};
+
+/* Thread states walked at most, per event. */
+#define PY_THREADS_MAX	64
 
 struct py_proc {
 	__u64 runtime;		/* &_PyRuntime in the process */
 	__u64 code_type;	/* &PyCode_Type */
 	__u64 str_type;		/* &PyUnicode_Type */
 	__u64 bytes_type;	/* &PyBytes_Type */
+	/* runtime 0 (exec'd, not read yet): its events, and its workers'. */
+	__u64 pending;
 	struct py_offsets off;
 };
 

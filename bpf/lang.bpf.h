@@ -196,8 +196,8 @@ static __always_inline struct lang_site *lang_site_of(struct lang_site_key *k,
 }
 
 /*
- * Python frame mode (CPython 3.11): the current frame is read from the
- * interpreter's own structures at the kernel event, so nothing traps
+ * Python frame mode (CPython 3.11 to 3.13): the current frame is read from
+ * the interpreter's own structures at the kernel event, so nothing traps
  * between events.  Every read is bpf_probe_read_user of a bounded size;
  * the type checks reject bytes that are not the objects they claim to be.
  */
@@ -209,12 +209,25 @@ struct {
 	__type(value, struct py_proc);
 } py_procs SEC(".maps");
 
+/* Events of frame-mode processes tied to no line, by enum lang_unattributed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LANG_UN_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} lang_unattributed SEC(".maps");
+
 /* A forked worker shares its parent's interpreter and address space. */
 #define PY_ANCESTORS		4
 /* Frames still starting (3.11's "incomplete" ones) skipped at most. */
 #define PY_INCOMPLETE_MAX	4
 #define PY_FRAME_OWNED_BY_GENERATOR	1
+#define PY_FRAME_OWNED_BY_CSTACK	3	/* 3.12+: an entry frame */
 #define PY_STR_COMPACT_ASCII	(1u << 5 | 1u << 6)
+
+/* py_innermost()'s answers besides an enum lang_unattributed. */
+#define PY_FOUND		LANG_UN_MAX
+#define PY_UNREADABLE		(LANG_UN_MAX + 1)
 
 static __always_inline __u64 py_ptr(__u64 addr)
 {
@@ -239,7 +252,11 @@ static __always_inline bool py_is(const struct py_proc *p, __u64 obj,
 	return obj && py_ptr(obj + p->off.ob_type) == type;
 }
 
-/* The interpreter of tgid, or of the ancestor it was forked from. */
+/*
+ * The interpreter of tgid, or of the ancestor it was forked from.  Once a
+ * process has exec'd, its entry has a runtime of 0 until userspace finds
+ * a Python in the new image.
+ */
 static __always_inline struct py_proc *py_proc_of(__u32 tgid)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -255,40 +272,104 @@ static __always_inline struct py_proc *py_proc_of(__u32 tgid)
 	return p;
 }
 
+static const struct py_proc py_proc_none;
+
+/* An exec'd process is no longer the interpreter its parent was. */
+static __always_inline void lang_exec(__u32 tgid)
+{
+	if (lang_enabled)
+		bpf_map_update_elem(&py_procs, &tgid, &py_proc_none, BPF_ANY);
+}
+
+/* This thread's id as its own pid namespace numbers it (gettid()). */
+static __always_inline __u32 tid_in_own_ns(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct pid *pid = BPF_CORE_READ(task, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct upid up = {};
+
+	bpf_core_read(&up, sizeof(up), &pid->numbers[level]);
+	return up.nr;
+}
+
 /*
- * The code object of the innermost complete frame of this thread, and the
- * byte offset of its last instruction.  0 when this thread does not hold
- * the GIL (then it runs no Python code): not a loss.  -1 when it does and
- * the frame cannot be read.
+ * This thread's state, from the main interpreter's list of them: a thread
+ * that released the GIL (in a blocking open(), say) is still at the line
+ * that called it.  Bounded: past PY_THREADS_MAX it is not looked for.
  */
-static __always_inline int py_innermost(const struct py_proc *p, __u32 tid,
-					__u64 *code, __u32 *instr)
+static __always_inline int py_thread_state(const struct py_proc *p, __u64 *ts)
 {
 	const struct py_offsets *o = &p->off;
-	__u64 ts = py_ptr(p->runtime + o->tstate_current);
-	__u64 frame, prev, start;
-	__u8 owner = 0;
+	__u32 tid = tid_in_own_ns();
+	__u64 t;
 
-	/* native_thread_id is the pid namespace's: see README, "--lang". */
-	if (!ts || py_ptr(ts + o->native_thread_id) != tid)
-		return 0;
-	frame = py_ptr(py_ptr(ts + o->cframe) + o->current_frame);
+	t = py_ptr(py_ptr(p->runtime + o->interp_head) + o->threads_head);
+	for (int i = 0; i < PY_THREADS_MAX && t; i++) {
+		if (py_ptr(t + o->native_thread_id) == tid) {
+			*ts = t;
+			return PY_FOUND;
+		}
+		t = py_ptr(t + o->ts_next);
+	}
+	return t ? LANG_UN_THREADS_PAST : LANG_UN_NO_THREAD;
+}
+
+static __always_inline __u64 py_current_frame(const struct py_proc *p, __u64 ts)
+{
+	const struct py_offsets *o = &p->off;
+
+	if (o->cframe == PY_NO_CFRAME)
+		return py_ptr(ts + o->current_frame);
+	return py_ptr(py_ptr(ts + o->cframe) + o->current_frame);
+}
+
+/*
+ * The code object of this thread's innermost complete frame, and the byte
+ * offset of its last instruction: PY_FOUND, PY_UNREADABLE when a frame
+ * cannot be read, or why there is no frame (enum lang_unattributed).
+ */
+static __always_inline int py_innermost(const struct py_proc *p, __u64 *code,
+					__u32 *instr)
+{
+	const struct py_offsets *o = &p->off;
+	__u64 ts = 0, frame, prev, start;
+	__u8 owner = 0;
+	int found = py_thread_state(p, &ts);
+
+	if (found != PY_FOUND)
+		return found;
+	frame = py_current_frame(p, ts);
+	if (!frame)
+		return LANG_UN_NO_FRAME;
 	for (int i = 0; i < PY_INCOMPLETE_MAX && frame; i++) {
+		bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + o->owner));
+		if (owner == PY_FRAME_OWNED_BY_CSTACK) {
+			frame = py_ptr(frame + o->previous);
+			continue;
+		}
 		*code = py_ptr(frame + o->f_code);
 		if (!py_is(p, *code, p->code_type))
-			return -1;
+			return PY_UNREADABLE;
 		prev = py_ptr(frame + o->prev_instr);
-		bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + o->owner));
 		start = *code + o->co_code_adaptive;
 		if (owner == PY_FRAME_OWNED_BY_GENERATOR ||
 		    prev >= start + 2 * (__s64)py_s32(*code + o->co_firsttraceable)) {
 			*instr = prev >= start && prev - start < PY_INSTR_NONE ?
 				 prev - start : PY_INSTR_NONE;
-			return 1;
+			return PY_FOUND;
 		}
 		frame = py_ptr(frame + o->previous);
 	}
-	return frame ? -1 : 0;
+	return frame ? PY_UNREADABLE : LANG_UN_NO_FRAME;
+}
+
+static __always_inline void count_unattributed(__u32 why)
+{
+	__u64 *n = bpf_map_lookup_elem(&lang_unattributed, &why);
+
+	if (n)
+		(*n)++;
 }
 
 /* A compact ASCII str's characters into buf, hashed; "" for any other. */
@@ -363,13 +444,11 @@ static __always_inline void lang_count(struct lang_site *site, __u32 kind)
 }
 
 /*
- * 1 when the event was taken as a Python frame-mode thread's (counted or
- * lost); 0 leaves it to the USDT stacks: a Ruby that a Python parent
- * exec'd falls back on its parent's entry and finds no GIL holder here.
+ * 1 when the event was taken as a Python frame-mode process's (counted,
+ * unattributed or lost); 0 leaves it to the USDT stacks.
  */
 static __always_inline int py_attribute(struct lang_site_key *k, __u32 kind)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct py_proc *p = py_proc_of(k->tgid);
 	struct lang_site *site;
 	__u64 code = 0;
@@ -378,11 +457,20 @@ static __always_inline int py_attribute(struct lang_site_key *k, __u32 kind)
 
 	if (!p)
 		return 0;
-	found = py_innermost(p, tid, &code, &instr);
-	if (found < 0)
+	if (!p->runtime) {
+		/* Counted if it turns out to be a Python; else USDT's. */
+		__sync_fetch_and_add(&p->pending, 1);
+		return 0;
+	}
+	found = py_innermost(p, &code, &instr);
+	if (found == PY_UNREADABLE) {
 		count_loss(LOSS_LANG_PY_FRAME);
-	if (found <= 0)
-		return found < 0;
+		return 1;
+	}
+	if (found != PY_FOUND) {
+		count_unattributed(found);
+		return 1;
+	}
 	site = py_site_of(p, k, code, instr);
 	if (site)
 		lang_count(site, kind);

@@ -12,7 +12,8 @@ set -e
 # tests/hostile.bats); headless Chromium with a font to render the --html
 # report in (tests/html.bats).  The kernel matrix (make vmtest): qemu for
 # both architectures, a static busybox and cpio for the guests' initramfs,
-# the arm64 cross compiler.
+# the arm64 cross compiler.  debootstrap: a Debian 13 root whose python3.13
+# --lang reads (tests/lang_trixie.bats), and the chroot test's root.
 # The libraries linked statically, also installed for arm64 (make ARCH=arm64).
 STATIC_DEV="libbpf-dev libelf-dev libdw-dev liblzma-dev libbz2-dev zlib1g-dev"
 PKGS="clang llvm bpftool $STATIC_DEV pkg-config make gcc
@@ -20,10 +21,10 @@ bats libcmocka-dev jq strace musl-tools python3 python3.11-dev python3-prometheu
 libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
 curl iproute2 chromium fonts-dejavu-core prometheus
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
-libc6-dev-arm64-cross"
+libc6-dev-arm64-cross debootstrap"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
-chroot) PKGS="$PKGS debootstrap" ;;
+chroot) ;;
 # make bench: the peers it compares clocktrace with (a peer that cannot
 # be installed is reported as missing by bench.sh).
 bench) PKGS="$PKGS linux-perf bpftrace bpfcc-tools time hyperfine" ;;

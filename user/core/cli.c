@@ -103,9 +103,9 @@ static const struct option_doc docs[] = {
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
 	  "probe the C library's time functions and tie kernel events to them" },
 	{ { "lang", no_argument, NULL, OPT_LANG }, M_TRACE, NULL,
-	  "tie kernel events to Ruby and Python script lines (Python 3.11: "
-	  "frames read at each event; Ruby, other Pythons: USDT probes that "
-	  "slow the interpreters many times)" },
+	  "tie kernel events to Ruby and Python script lines (Python "
+	  "3.11-3.13: frames read at each event; Ruby, older Pythons: USDT "
+	  "probes that slow the interpreters many times)" },
 	{ { "vdso", no_argument, NULL, OPT_VDSO }, M_ALL, NULL,
 	  "estimate the clock reads the vDSO serves (never in the kernel) "
 	  "by sampling CPU time, with 95% intervals" },

@@ -302,10 +302,52 @@ static char *by_comm_words(const struct model *m, const struct pid_set *s)
 	return out;
 }
 
+/*
+ * A zone file opened by its name (zoneinfo, pytz, Go's LoadLocation, a TZ
+ * switched per call), not the default zone that the C library re-checks
+ * while TZ is unset: /etc/localtime (any .../localtime) or the file TZ
+ * names.  Setting TZ cannot stop those reads.
+ */
+static bool is_named_zone(const struct proc_model *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *tz = p->tz && p->tz[0] == ':' ? p->tz + 1 : p->tz;
+
+	if (!strcmp(base ? base + 1 : path, "localtime"))
+		return false;
+	return !tz || strcmp(tz, path);
+}
+
+/* "Europe/Paris" of /usr/share/zoneinfo/Europe/Paris; else the path. */
+static const char *zone_name(const char *path)
+{
+	const char *z = strstr(path, "zoneinfo/");
+
+	return z && z[9] ? z + 9 : path;
+}
+
+static struct finding *named_zone_finding(struct findings *out,
+					  struct pid_set *s, char *msg,
+					  const char *path, enum runtime rt)
+{
+	struct finding *f;
+
+	f = add(out, "tz-repeated-access", "warning", s, msg,
+		xasprintf("the program loads the zone %s by name again and "
+			  "again (a time-zone library, not the C library's "
+			  "default zone): TZ=:/etc/localtime would not stop "
+			  "these reads; load each zone once and keep it",
+			  zone_name(path)));
+	f->runtime = runtime_name(rt);
+	f->runtime_fix = runtime_named_zone_fix(rt);
+	return f;
+}
+
 static void tz_repeated_access(const struct model *m, struct findings *out)
 {
 	struct pid_set s = {};
 	const char *path = NULL, *top_path = NULL;
+	const struct proc_model *top_proc = NULL;
 	uint64_t total = 0, top = 0;
 	double rate = 0;
 	pid_t top_pid = 0;
@@ -326,6 +368,7 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 			top = n;
 			top_pid = p->pid;
 			top_path = path;
+			top_proc = p;
 			rate = n / proc_seconds(m, p);
 		}
 	}
@@ -344,11 +387,16 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	free(comms);
 	free(script);
 	ns = kinds_ns(m, &s, KIND_FIRST_TZ, KIND_MAX - 1);
-	f = add(out, "tz-repeated-access", "warning", &s, msg,
-		xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, so "
-			"the C library stops re-checking the zone file on every "
-			"localtime()/mktime()/tzset()"));
-	set_runtime(f, rt);
+	if (is_named_zone(top_proc, top_path)) {
+		f = named_zone_finding(out, &s, msg, top_path, rt);
+	} else {
+		f = add(out, "tz-repeated-access", "warning", &s, msg,
+			xstrdup("set TZ in the environment, e.g. "
+				"TZ=:/etc/localtime, so the C library stops "
+				"re-checking the zone file on every "
+				"localtime()/mktime()/tzset()"));
+		set_runtime(f, rt);
+	}
 	/* With TZ set, one read of the file per process remains. */
 	set_cost(f, m, ns, total ? ns - ns * f->npids / total : 0);
 }
@@ -362,20 +410,32 @@ static void tz_children_repeat_in(const struct model *m,
 				  struct findings *out)
 {
 	const struct proc_model *forker = model_find(m, t->forker);
+	const struct proc_model *top_child = NULL;
+	const char *path = NULL;
 	struct pid_set s = {};
-	uint64_t child_total = 0;
+	uint64_t child_total = 0, top = 0;
 	struct finding *f;
+	enum runtime rt;
 	char *msg;
 
 	if (!forker || !proc_tz_accesses(forker))
 		return;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
+		const char *cp = NULL;
+		uint64_t n;
 
-		if (p != forker && roles_descends(m, p, forker) &&
-		    proc_tz_max_path(p, NULL) >= TZ_REPEAT_MIN) {
-			pid_set_add(&s, p->pid);
-			child_total += proc_tz_accesses(p);
+		if (p == forker || !roles_descends(m, p, forker))
+			continue;
+		n = proc_tz_max_path(p, &cp);
+		if (n < TZ_REPEAT_MIN)
+			continue;
+		pid_set_add(&s, p->pid);
+		child_total += proc_tz_accesses(p);
+		if (n > top) {
+			top = n;
+			path = cp;
+			top_child = p;
 		}
 	}
 	if (!s.n)
@@ -386,10 +446,22 @@ static void tz_children_repeat_in(const struct model *m,
 			s.n, s.n == 1 ? "" : "es", (double)child_total / s.n,
 			(unsigned long long)child_total,
 			(unsigned long long)proc_tz_accesses(forker), forker->pid);
-	f = add(out, "tz-children-repeat", "warning", &s, msg,
-		xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the workers "
-			"are forked, so every child inherits it"));
-	set_runtime(f, tz_runtime(m, &(struct pid_set){ f->pids, f->npids }));
+	rt = tz_runtime(m, &s);
+	if (is_named_zone(top_child, path)) {
+		f = add(out, "tz-children-repeat", "warning", &s, msg,
+			xasprintf("each child loads the zone %s by name again: "
+				  "TZ would not stop it; load it once, in the "
+				  "parent before the workers are forked, and "
+				  "keep it", zone_name(path)));
+		f->runtime = runtime_name(rt);
+		f->runtime_fix = runtime_named_zone_fix(rt);
+	} else {
+		f = add(out, "tz-children-repeat", "warning", &s, msg,
+			xstrdup("export TZ (e.g. TZ=:/etc/localtime) before "
+				"the workers are forked, so every child "
+				"inherits it"));
+		set_runtime(f, rt);
+	}
 	f->see = "tz-repeated-access";
 }
 

@@ -263,6 +263,27 @@ const char *lang_python_mechanism(const struct lang_run *r)
 	return r->py_usdt_files ? "usdt" : "none";
 }
 
+const char *lang_unattributed_name(enum lang_unattributed why)
+{
+	static const char *const names[LANG_UN_MAX] = {
+		[LANG_UN_NO_THREAD] = "no_thread_state",
+		[LANG_UN_THREADS_PAST] = "threads_past_limit",
+		[LANG_UN_NO_FRAME] = "no_frame",
+		[LANG_UN_NOT_YET_READ] = "not_yet_read",
+	};
+
+	return why < LANG_UN_MAX ? names[why] : "?";
+}
+
+uint64_t lang_unattributed_total(const struct lang_run *r)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < LANG_UN_MAX; i++)
+		n += r->unattributed[i];
+	return n;
+}
+
 void lang_sites_clear(struct proc_model *p)
 {
 	for (size_t i = 0; i < p->nlang_sites; i++) {

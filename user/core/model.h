@@ -154,9 +154,11 @@ struct lang_run {
 	uint32_t files;			/* interpreter files probed */
 	uint32_t failed;		/* files whose probes could not attach */
 	uint32_t py_usdt_files;		/* Python files probed by USDT line */
-	uint32_t py_frame_files;	/* CPython 3.11 files: frames read, no USDT */
+	uint32_t py_frame_files;	/* CPython 3.11-3.13: frames read, no USDT */
 	uint32_t py_frame_procs;	/* processes whose frames were read */
 	uint64_t py_lines_unknown;	/* events whose line the table copy lacked */
+	/* Frame-mode events tied to no line, by enum lang_unattributed. */
+	uint64_t unattributed[LANG_UN_MAX];
 	char error[160];		/* why the last one failed */
 };
 
@@ -219,6 +221,9 @@ void caller_free_names(struct caller_stat *c);
 bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
 void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s);
 const char *lang_python_mechanism(const struct lang_run *r);
+/* "no_thread_state", "threads_past_limit", "no_frame", "not_yet_read". */
+const char *lang_unattributed_name(enum lang_unattributed why);
+uint64_t lang_unattributed_total(const struct lang_run *r);
 void lang_sites_clear(struct proc_model *p);
 /* The same script line in the same frame, whichever process ran it. */
 /* One call site over many processes: the same code counted once. */

@@ -8,18 +8,19 @@
 #include "pyframe.h"
 
 /*
- * CPython 3.11 on LP64, from offsetof() against Debian's python3.11-dev
- * headers (Include/internal/pycore_runtime.h, pycore_frame.h,
- * cpython/code.h, cpython/unicodeobject.h); checked again by
- * tests/unit/pyframe_test.c.  Only _PyRuntime's field moves with the
- * machine: the GIL's pthread mutexes before it are 40 bytes on x86_64 and
- * 48 on arm64 (aarch64-linux-gnu-gcc against the same headers: 592).
+ * The struct offsets of each CPython version on LP64, from offsetof()
+ * against its own headers (Include/internal/pycore_runtime.h,
+ * pycore_interp.h, pycore_frame.h, cpython/code.h, cpython/pystate.h,
+ * cpython/unicodeobject.h): Debian's python3.11-dev (checked again by
+ * tests/unit/pyframe_test.c), CPython v3.12.1 and v3.13.0, each compiled
+ * with gcc and aarch64-linux-gnu-gcc: the same on x86_64 and arm64, as
+ * none of these fields lies past a pthread type.  3.13's are checked
+ * against the _Py_DebugOffsets the file itself carries.
  */
-#define TSTATE_CURRENT_X86_64	576
-#define TSTATE_CURRENT_AARCH64	592
-
 static const struct py_offsets py311 = {
-	.tstate_current = TSTATE_CURRENT_X86_64,
+	.interp_head = 40,
+	.threads_head = 16,
+	.ts_next = 8,
 	.native_thread_id = 160,
 	.cframe = 56,
 	.current_frame = 8,
@@ -40,8 +41,66 @@ static const struct py_offsets py311 = {
 	.bytes_data = 32,
 };
 
+/* 3.12: the frame starts with f_code; str lost wstr. */
+static const struct py_offsets py312 = {
+	.interp_head = 40,
+	.threads_head = 72,
+	.ts_next = 8,
+	.native_thread_id = 144,
+	.cframe = 56,
+	.current_frame = 0,
+	.f_code = 0,
+	.previous = 8,
+	.prev_instr = 56,
+	.owner = 70,
+	.co_filename = 112,
+	.co_name = 120,
+	.co_firstlineno = 68,
+	.co_linetable = 136,
+	.co_firsttraceable = 176,
+	.co_code_adaptive = 192,
+	.ob_type = 8,
+	.ob_size = 16,
+	.str_state = 32,
+	.str_data = 40,
+	.bytes_data = 32,
+};
+
+/* 3.13: no _PyCFrame; f_executable, instr_ptr (the same offset as lasti). */
+static const struct py_offsets py313 = {
+	.interp_head = 632,
+	.threads_head = 7344,
+	.ts_next = 8,
+	.native_thread_id = 160,
+	.cframe = PY_NO_CFRAME,
+	.current_frame = 72,
+	.f_code = 0,
+	.previous = 8,
+	.prev_instr = 56,
+	.owner = 70,
+	.co_filename = 112,
+	.co_name = 120,
+	.co_firstlineno = 68,
+	.co_linetable = 136,
+	.co_firsttraceable = 184,
+	.co_code_adaptive = 200,
+	.ob_type = 8,
+	.ob_size = 16,
+	.str_state = 32,
+	.str_data = 40,
+	.bytes_data = 32,
+};
+
 #define PY_VERSION_MAJOR_MINOR(v)	((v) >> 16)
-#define PY_311				0x030b
+
+static const struct {
+	uint32_t version;
+	const struct py_offsets *off;
+} py_layouts[] = {
+	{ 0x030b, &py311 },
+	{ 0x030c, &py312 },
+	{ 0x030d, &py313 },
+};
 
 struct wanted {
 	const char *name;
@@ -96,26 +155,79 @@ static int segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
 	return found == 3 ? 0 : -1;
 }
 
-/* Py_Version (3.11+) names the version the file was built as. */
-static bool is_311(Elf *elf, int fd, uint64_t version, uint64_t *delta)
+/* The layout Py_Version (3.11+) names, read where the file keeps it. */
+static const struct py_offsets *layout_of(Elf *elf, int fd, uint64_t version,
+					  struct py_binary *b)
 {
 	uint64_t off = 0, v = 0;
 
-	if (!version || segments(elf, version, &off, delta) ||
+	if (!version || segments(elf, version, &off, &b->exec_delta) ||
 	    pread(fd, &v, sizeof(v), off) != sizeof(v))
-		return false;
-	return PY_VERSION_MAJOR_MINOR(v) == PY_311;
+		return NULL;
+	b->version = PY_VERSION_MAJOR_MINOR(v);
+	for (size_t i = 0; i < sizeof(py_layouts) / sizeof(py_layouts[0]); i++)
+		if (b->version == py_layouts[i].version)
+			return py_layouts[i].off;
+	return NULL;
 }
 
-static bool tstate_current_of(const GElf_Ehdr *eh, struct py_binary *b)
+/*
+ * 3.13's _PyRuntime starts with _Py_DebugOffsets, in the file's data: a
+ * build whose offsets are not the headers' (free-threaded, say) is not
+ * read.  Indexes are of its uint64_t fields (pycore_runtime.h of v3.13.0).
+ */
+enum {
+	DBG_FREE_THREADED = 2, DBG_INTERP_HEAD = 5, DBG_THREADS_HEAD = 9,
+	DBG_TS_NEXT = 21, DBG_CURRENT_FRAME = 23, DBG_NATIVE_THREAD_ID = 25,
+	DBG_PREVIOUS = 29, DBG_EXECUTABLE = 30, DBG_INSTR_PTR = 31,
+	DBG_OWNER = 33, DBG_FILENAME = 35, DBG_NAME = 36, DBG_LINETABLE = 38,
+	DBG_FIRSTLINENO = 39, DBG_CODE_ADAPTIVE = 43, DBG_OB_TYPE = 45,
+	DBG_BYTES_SIZE = 65, DBG_BYTES_SVAL = 66, DBG_STR_STATE = 68,
+	DBG_STR_SIZE = 70, DBG_WORDS = 73,
+};
+
+static bool debug_offsets_agree(Elf *elf, int fd, uint64_t runtime,
+				const struct py_offsets *o)
 {
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+	const struct { int i; uint64_t want; } f[] = {
+		{ DBG_FREE_THREADED, 0 },
+		{ DBG_INTERP_HEAD, o->interp_head },
+		{ DBG_THREADS_HEAD, o->threads_head },
+		{ DBG_TS_NEXT, o->ts_next },
+		{ DBG_CURRENT_FRAME, o->current_frame },
+		{ DBG_NATIVE_THREAD_ID, o->native_thread_id },
+		{ DBG_PREVIOUS, o->previous },
+		{ DBG_EXECUTABLE, o->f_code },
+		{ DBG_INSTR_PTR, o->prev_instr },
+		{ DBG_OWNER, o->owner },
+		{ DBG_FILENAME, o->co_filename },
+		{ DBG_NAME, o->co_name },
+		{ DBG_LINETABLE, o->co_linetable },
+		{ DBG_FIRSTLINENO, o->co_firstlineno },
+		{ DBG_CODE_ADAPTIVE, o->co_code_adaptive },
+		{ DBG_OB_TYPE, o->ob_type },
+		{ DBG_BYTES_SIZE, o->ob_size },
+		{ DBG_BYTES_SVAL, o->bytes_data },
+		{ DBG_STR_STATE, o->str_state },
+		{ DBG_STR_SIZE, o->str_data },
+	};
+	uint64_t w[DBG_WORDS], off = 0, delta = 0;
+
+	if (segments(elf, runtime, &off, &delta) ||
+	    pread(fd, w, sizeof(w), off) != sizeof(w) ||
+	    memcmp(w, "xdebugpy", 8))
 		return false;
-	if (eh->e_machine == EM_X86_64)
-		b->tstate_current = TSTATE_CURRENT_X86_64;
-	else if (eh->e_machine == EM_AARCH64)
-		b->tstate_current = TSTATE_CURRENT_AARCH64;
-	return b->tstate_current;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (w[f[i].i] != f[i].want)
+			return false;
+	return true;
+}
+
+/* LP64 on a machine whose layouts are known. */
+static bool is_lp64(const GElf_Ehdr *eh)
+{
+	return eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       (eh->e_machine == EM_X86_64 || eh->e_machine == EM_AARCH64);
 }
 
 int pyframe_binary(int fd, struct py_binary *b)
@@ -128,24 +240,26 @@ int pyframe_binary(int fd, struct py_binary *b)
 		{ "PyBytes_Type", &b->bytes_type },
 		{ "Py_Version", &version },
 	};
+	const struct py_offsets *o = NULL;
+	GElf_Ehdr eh;
 	Elf *elf;
 	int ret = -1;
-
-	GElf_Ehdr eh;
 
 	memset(b, 0, sizeof(*b));
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -1;
-	if (!gelf_getehdr(elf, &eh) || !tstate_current_of(&eh, b)) {
-		elf_end(elf);
-		return -1;
+	if (gelf_getehdr(elf, &eh) && is_lp64(&eh)) {
+		find_symbols(elf, w, sizeof(w) / sizeof(w[0]));
+		o = layout_of(elf, fd, version, b);
 	}
-	find_symbols(elf, w, sizeof(w) / sizeof(w[0]));
-	if (b->runtime && b->code_type && b->str_type && b->bytes_type &&
-	    is_311(elf, fd, version, &b->exec_delta))
+	if (o && o == &py313 && !debug_offsets_agree(elf, fd, b->runtime, o))
+		o = NULL;
+	if (o && b->runtime && b->code_type && b->str_type && b->bytes_type) {
+		b->off = *o;
 		ret = 0;
+	}
 	elf_end(elf);
 	return ret;
 }
@@ -161,11 +275,10 @@ void pyframe_proc(const struct py_binary *b, const struct maps_entry *e,
 	out->code_type = b->code_type + bias;
 	out->str_type = b->str_type + bias;
 	out->bytes_type = b->bytes_type + bias;
-	out->off = py311;
-	out->off.tstate_current = b->tstate_current;
+	out->off = b->off;
 }
 
-/* Objects/locations.md of CPython 3.11: the kinds of entry. */
+/* Objects/locations.md of CPython 3.11 (3.12 and 3.13 the same): the kinds of entry. */
 enum {
 	LOC_ONE_LINE0 = 10,
 	LOC_ONE_LINE2 = 12,

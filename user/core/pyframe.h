@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --lang for CPython 3.11 without a trap per line: the interpreter's
- * current frame is read by the BPF side at each kernel event (bpf/lang.bpf.h).
- * Here: which interpreter files qualify, where their _PyRuntime and type
- * objects are, the 3.11 struct offsets, and the decoding of a code object's
- * location table into the line.
+ * --lang for CPython 3.11, 3.12 and 3.13 without a trap per line: each
+ * thread's current frame is read by the BPF side at each kernel event
+ * (bpf/lang.bpf.h).  Here: which interpreter files qualify, where their
+ * _PyRuntime and type objects are, each version's struct offsets, and the
+ * decoding of a code object's location table into the line.
  */
 #ifndef CLOCKTRACE_PYFRAME_H
 #define CLOCKTRACE_PYFRAME_H
@@ -24,10 +24,11 @@ struct py_binary {
 	uint64_t str_type;
 	uint64_t bytes_type;
 	uint64_t exec_delta;	/* p_vaddr - p_offset of the code segment */
-	uint16_t tstate_current;	/* the one offset that differs by machine */
+	uint32_t version;	/* 0x030b for 3.11 */
+	struct py_offsets off;	/* that version's */
 };
 
-/* 0 when the ELF open at fd is CPython 3.11 with the symbols needed. */
+/* 0 when the ELF open at fd is CPython 3.11-3.13 with the symbols needed. */
 int pyframe_binary(int fd, struct py_binary *b);
 /* What the BPF side needs for a process mapping b's code at e. */
 void pyframe_proc(const struct py_binary *b, const struct maps_entry *e,

@@ -118,6 +118,16 @@ const char *runtime_tz_rechecks(enum runtime rt)
 	}
 }
 
+const char *runtime_named_zone_fix(enum runtime rt)
+{
+	if (rt == RUNTIME_PYTHON)
+		return "zoneinfo.ZoneInfo(key) keeps each zone after its "
+		       "first load, ZoneInfo.no_cache(key) and "
+		       "ZoneInfo.clear_cache() read the file again: create "
+		       "each zone once (a module-level constant) and reuse it";
+	return NULL;
+}
+
 const char *runtime_tz_fix(enum runtime rt)
 {
 	switch (rt) {

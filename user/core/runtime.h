@@ -39,6 +39,8 @@ const char *runtime_libc_call(enum runtime rt, uint32_t libc_fn);
  * where to set TZ in its code; NULL when unknown.
  */
 const char *runtime_tz_fix(enum runtime rt);
+/* The fix, in rt's words, for a zone loaded by name again and again. */
+const char *runtime_named_zone_fix(enum runtime rt);
 /* The calls that re-check it there: "Date.today and DateTime.now". */
 const char *runtime_tz_rechecks(enum runtime rt);
 

@@ -351,6 +351,10 @@ static void json_lang_run(struct json *j, const struct lang_run *r)
 	json_u64(j, "python_frame_files", r->py_frame_files);
 	json_u64(j, "python_frame_processes", r->py_frame_procs);
 	json_u64(j, "python_lines_unknown", r->py_lines_unknown);
+	json_obj_begin(j, "unattributed");
+	for (int i = 0; i < LANG_UN_MAX; i++)
+		json_u64(j, lang_unattributed_name(i), r->unattributed[i]);
+	json_obj_end(j);
 	json_obj_end(j);
 }
 

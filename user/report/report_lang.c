@@ -53,6 +53,23 @@ static void print_rows(FILE *f, struct line_sum *v, size_t n)
 			n - TOP_LINES);
 }
 
+/* Counted, not dropped: the events of Python threads with no frame. */
+static void print_unattributed(FILE *f, const struct lang_run *r)
+{
+	const char *sep = "";
+
+	fprintf(f, "  python: %llu events tied to no line (",
+		(unsigned long long)lang_unattributed_total(r));
+	for (int i = 0; i < LANG_UN_MAX; i++) {
+		if (!r->unattributed[i])
+			continue;
+		fprintf(f, "%s%s %llu", sep, lang_unattributed_name(i),
+			(unsigned long long)r->unattributed[i]);
+		sep = ", ";
+	}
+	fprintf(f, ")\n");
+}
+
 void report_lang_text(FILE *f, const struct model *m)
 {
 	struct line_sum *v = NULL;
@@ -68,11 +85,13 @@ void report_lang_text(FILE *f, const struct model *m)
 		fprintf(f, "  python: %llu events at a line past the copied "
 			"location table (shown as line 0)\n",
 			(unsigned long long)m->lang.py_lines_unknown);
+	if (lang_unattributed_total(&m->lang))
+		print_unattributed(f, &m->lang);
 	/* Measured on the reference machine; see README, "--lang". */
 	fprintf(f, "  cost while traced: each Ruby C-method call traps twice "
-		"(Time.now ~40x slower); Python 3.11 frames read at each event "
-		"(~1 us per event, nothing per line), other Pythons' lines trap "
-		"(~270x)\n");
+		"(Time.now ~40x slower); Python 3.11-3.13 frames read at each "
+		"event (~1 us per event, nothing per line), older Pythons' lines "
+		"trap (~270x)\n");
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (size_t j = 0; j < m->procs[i].nlang_sites; j++)
 			line_sum_add(&v, &n, &m->procs[i].lang_sites[j]);

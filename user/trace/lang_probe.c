@@ -54,7 +54,7 @@ struct lang_file {
 	dev_t dev;
 	ino_t ino;
 	enum lang lang;
-	bool frame;		/* CPython 3.11: frames read, no USDT */
+	bool frame;		/* CPython 3.11-3.13: frames read, no USDT */
 	struct py_binary py;
 	struct bpf_link *links[LINKS_MAX];
 };
@@ -129,14 +129,18 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 	if (!lp->verbose)
 		return;
 	shown = escape_dup(path, ESCAPE_TEXT);
-	ct_warn("--lang: %s: %s", shown, f->frame ? "frames read (CPython 3.11)" :
-		f->links[0] ? "probed" : "no probes");
+	if (f->frame)
+		ct_warn("--lang: %s: frames read (CPython 3.%u)", shown,
+			f->py.version & 0xff);
+	else
+		ct_warn("--lang: %s: %s", shown,
+			f->links[0] ? "probed" : "no probes");
 	free(shown);
 }
 
 /*
  * The file reader opens the file (a regular ELF file, the one pid maps
- * when its identity is known) and reads it: whether it is CPython 3.11,
+ * when its identity is known) and reads it: whether it is CPython 3.11-3.13,
  * whose frames are read at the kernel events instead (its line probe
  * would trap on every line).  libbpf and the kernel are then given the
  * open file, through /proc/self/fd, never the name again, and never a
@@ -194,7 +198,7 @@ out:
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 {
 	/* Measured on the reference machine: see README, "--lang". */
-	ct_warn("--lang: every Ruby process, and Python other than 3.11, on this "
+	ct_warn("--lang: every Ruby process, and Python older than 3.11, on this "
 		"machine traps at each C-method call or line while clocktrace runs "
 		"(here ~40x slower Time.now, ~270x slower Python lines): use it on "
 		"a reproduction, not in production");
@@ -226,8 +230,11 @@ static void register_frames(struct lang_probe *lp, const struct lang_file *f,
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.py_procs);
 	__u32 key = pid;
-	struct py_proc v;
+	struct py_proc v, old;
 
+	/* What it made before now is counted; the window until the update is not. */
+	if (!bpf_map_lookup_elem(fd, &key, &old) && !old.runtime)
+		lp->pending += old.pending;
 	pyframe_proc(&f->py, e, &v);
 	if (!bpf_map_update_elem(fd, &key, &v, BPF_ANY))
 		lp->run.py_frame_procs++;
@@ -387,6 +394,27 @@ static void take_site(struct lang_run *run, struct model *m, int names_fd,
 	free(s.cls);
 }
 
+/* The per-CPU counts of events tied to no line, summed. */
+static void collect_unattributed(struct lang_probe *lp)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_unattributed);
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *v;
+
+	if (ncpus <= 0)
+		return;
+	v = xcalloc(ncpus, sizeof(*v));
+	for (__u32 k = 0; k < LANG_UN_MAX; k++) {
+		lp->run.unattributed[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int c = 0; c < ncpus; c++)
+			lp->run.unattributed[k] += v[c];
+	}
+	lp->run.unattributed[LANG_UN_NOT_YET_READ] += lp->pending;
+	free(v);
+}
+
 void lang_probe_collect(struct lang_probe *lp, struct model *m)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_sites);
@@ -404,6 +432,7 @@ void lang_probe_collect(struct lang_probe *lp, struct model *m)
 		if (!bpf_map_lookup_elem(fd, &key, &val))
 			take_site(&lp->run, m, names, &key, &val);
 	}
+	collect_unattributed(lp);
 	m->lang_enabled = true;
 	m->lang = lp->run;
 }

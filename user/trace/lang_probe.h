@@ -20,6 +20,7 @@ struct lang_probe {
 	size_t nfiles;
 	struct tracer *tracer;
 	struct lang_run run;		/* copied into the model at finish */
+	uint64_t pending;		/* events of Pythons before they were read */
 	bool verbose;
 };
 
