@@ -14,14 +14,24 @@ workload_sum() {
 		awk '{s += $1} END {print s + 0}'
 }
 
+# The names the kernel gives our programs: every program of the BPF object
+# (a function in a section of its own, not a .text subprogram), cut to the
+# 15 bytes of BPF_OBJ_NAME_LEN.
+our_prog_names() {
+	llvm-objdump --syms "$ROOT/build/clocktrace.bpf.o" |
+		awk '$3 == "F" && $4 != ".text" { print substr($6, 1, 15) }' |
+		sort -u
+}
+
 # Our BPF programs left in the kernel with no live process holding them
 # (should be none after any run).  Programs of other clocktrace instances
 # running at the same time are held through their fds, so they don't count.
 our_progs() {
-	local ours held n
+	local ours held n names
+	names=$(our_prog_names | jq -R . | jq -sc .)
 	for _ in 1 2 3 4 5; do
-		ours=$(bpftool prog show -j 2>/dev/null | jq -r '.[] |
-			select(.name | test("^(sys_enter|sys_exit|sys_exit_nocas|sched_fork|sched_exec|sched_exec_boun|sched_exit|libc_entry|libc_return|libc_session|libc_old_[a-z_]*|libc_return_old|ruby_entry|python_line|lang_return|fentry_[a-z0-9_]*|fexit_[a-z0-9_]*|fexitnc_[a-z0-9_]*)$")) | .id' | sort -u)
+		ours=$(bpftool prog show -j 2>/dev/null | jq -r --argjson n "$names" \
+			'.[] | select(.name as $x | $n | any(. == $x)) | .id' | sort -u)
 		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u)
 		n=$(comm -23 <(echo "$ours" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
 		# A program whose holder just exited is freed after an RCU grace period.
