@@ -43,24 +43,8 @@ int BPF_PROG(fexitnc_##name, struct pt_regs *regs, long ret)		\
 	return on_sys_exit(regs, ret, false);				\
 }
 
-/* The syscalls of syscalls.bpf.h's syscall_kind(), by kernel function. */
-SYSCALL_PROGS(clock_gettime)
-SYSCALL_PROGS(gettimeofday)
-SYSCALL_PROGS(clock_getres)
-SYSCALL_PROGS(openat)
-SYSCALL_PROGS(openat2)
-SYSCALL_PROGS(newfstatat)
-SYSCALL_PROGS(statx)
-SYSCALL_PROGS(faccessat)
-SYSCALL_PROGS(faccessat2)
-SYSCALL_PROGS(readlinkat)
-#if defined(__TARGET_ARCH_x86)
-SYSCALL_PROGS(time)
-SYSCALL_PROGS(open)
-SYSCALL_PROGS(newstat)		/* stat */
-SYSCALL_PROGS(newlstat)		/* lstat */
-SYSCALL_PROGS(access)
-SYSCALL_PROGS(readlink)
-#endif
+/* The syscalls of syscalls.bpf.h's CT_SYSCALLS(), by kernel function. */
+#define SYSCALL_PROGS_OF(name, kind)	SYSCALL_PROGS(name)
+CT_SYSCALLS(SYSCALL_PROGS_OF)
 
 #endif /* CLOCKTRACE_FENTRY_BPF_H */

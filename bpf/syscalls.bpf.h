@@ -8,8 +8,8 @@
 
 #if defined(__TARGET_ARCH_x86)
 #define NR_open			2
-#define NR_stat			4
-#define NR_lstat		6
+#define NR_newstat		4	/* stat */
+#define NR_newlstat		6	/* lstat */
 #define NR_access		21
 #define NR_readlink		89
 #define NR_gettimeofday		96
@@ -54,47 +54,45 @@
 #endif
 
 /*
- * Our kind for a syscall number, or -1 when we do not count it.  Path
- * syscalls return their TZ kind here; whether the path really is a tz file
- * is decided at exit, when the string is sure to be resident.
+ * Every syscall we count, once, as X(kernel function, kind): the
+ * tracepoints find them by number (NR_name, syscall_kind()), fentry by
+ * function (fentry.bpf.h).  Path syscalls have their TZ kind here; whether
+ * the path really is a tz file is decided at exit, when the string is sure
+ * to be resident.  x86_64 alone has the legacy forms.
  */
+#define CT_SYSCALLS_COMMON(X)				\
+	X(clock_gettime, KIND_CLOCK_GETTIME)		\
+	X(gettimeofday, KIND_GETTIMEOFDAY)		\
+	X(clock_getres, KIND_CLOCK_GETRES)		\
+	X(openat, KIND_TZ_OPEN)				\
+	X(openat2, KIND_TZ_OPEN)			\
+	X(newfstatat, KIND_TZ_STAT)			\
+	X(statx, KIND_TZ_STAT)				\
+	X(faccessat, KIND_TZ_ACCESS)			\
+	X(faccessat2, KIND_TZ_ACCESS)			\
+	X(readlinkat, KIND_TZ_READLINK)
+
+#if defined(__TARGET_ARCH_x86)
+#define CT_SYSCALLS_LEGACY(X)				\
+	X(time, KIND_TIME)				\
+	X(open, KIND_TZ_OPEN)				\
+	X(newstat, KIND_TZ_STAT)			\
+	X(newlstat, KIND_TZ_STAT)			\
+	X(access, KIND_TZ_ACCESS)			\
+	X(readlink, KIND_TZ_READLINK)
+#else
+#define CT_SYSCALLS_LEGACY(X)
+#endif
+
+#define CT_SYSCALLS(X)	CT_SYSCALLS_COMMON(X) CT_SYSCALLS_LEGACY(X)
+
+#define SYSCALL_KIND_CASE(name, kind)	case NR_##name: return kind;
+
+/* Our kind for a syscall number, or -1 when we do not count it. */
 static __always_inline int syscall_kind(long nr)
 {
 	switch (nr) {
-	case NR_clock_gettime:
-		return KIND_CLOCK_GETTIME;
-	case NR_gettimeofday:
-		return KIND_GETTIMEOFDAY;
-#ifdef NR_time
-	case NR_time:
-		return KIND_TIME;
-#endif
-	case NR_clock_getres:
-		return KIND_CLOCK_GETRES;
-#ifdef NR_open
-	case NR_open:
-#endif
-	case NR_openat:
-	case NR_openat2:
-		return KIND_TZ_OPEN;
-#ifdef NR_stat
-	case NR_stat:
-	case NR_lstat:
-#endif
-	case NR_newfstatat:
-	case NR_statx:
-		return KIND_TZ_STAT;
-#ifdef NR_access
-	case NR_access:
-#endif
-	case NR_faccessat:
-	case NR_faccessat2:
-		return KIND_TZ_ACCESS;
-#ifdef NR_readlink
-	case NR_readlink:
-#endif
-	case NR_readlinkat:
-		return KIND_TZ_READLINK;
+	CT_SYSCALLS(SYSCALL_KIND_CASE)
 	}
 	return -1;
 }
@@ -130,7 +128,7 @@ static __always_inline bool compat_syscall(bool task_btf)
 static __always_inline int path_arg_first(long nr)
 {
 #ifdef NR_open
-	return nr == NR_open || nr == NR_stat || nr == NR_lstat ||
+	return nr == NR_open || nr == NR_newstat || nr == NR_newlstat ||
 	       nr == NR_access || nr == NR_readlink;
 #else
 	return 0;
