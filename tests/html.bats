@@ -298,7 +298,7 @@ lines_merged() {
 	d=$(long_dir)
 	today_rb "$d/today.rb"
 	env -u TZ "$CT" run --lang --json -o "$T/r.json" --html "$T/r.html" -- \
-		ruby "$d/today.rb" 300 >/dev/null 2>&1
+		ruby --disable-gems "$d/today.rb" 300 >/dev/null 2>&1
 	render "$T/r.html" html-lang-ruby
 	F="$T/html-lang-ruby.json"
 	clean_page "$F"
@@ -314,7 +314,7 @@ lines_merged() {
 
 @test "html: --lang script lines of forked Ruby workers, merged as in the text" {
 	env -u TZ "$CT" run --lang --json -o "$T/r.json" --html "$T/r.html" -- \
-		ruby "$TOOLS/lang/forkers.rb" 40 2 >/dev/null 2>&1
+		ruby --disable-gems "$TOOLS/lang/forkers.rb" 40 2 >/dev/null 2>&1
 	render "$T/r.html" html-lang
 	F="$T/html-lang.json"
 	clean_page "$F"
