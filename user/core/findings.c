@@ -224,10 +224,12 @@ static enum runtime tz_runtime(const struct model *m, const struct pid_set *s)
 	return best;
 }
 
-static void set_runtime(struct finding *f, enum runtime rt)
+/* A zone opened by name has its own fix in each runtime (is_named_zone()). */
+static void set_runtime(struct finding *f, enum runtime rt, bool named_zone)
 {
 	f->runtime = runtime_name(rt);
-	f->runtime_fix = runtime_tz_fix(rt);
+	f->runtime_fix = named_zone ? runtime_named_zone_fix(rt) :
+				      runtime_tz_fix(rt);
 }
 
 /* Kernel time in the syscalls of kinds [first, last] of these processes. */
@@ -326,29 +328,13 @@ static const char *zone_name(const char *path)
 	return z && z[9] ? z + 9 : path;
 }
 
-static struct finding *named_zone_finding(struct findings *out,
-					  struct pid_set *s, char *msg,
-					  const char *path, enum runtime rt)
-{
-	struct finding *f;
-
-	f = add(out, "tz-repeated-access", "warning", s, msg,
-		xasprintf("the program loads the zone %s by name again and "
-			  "again (a time-zone library, not the C library's "
-			  "default zone): TZ=:/etc/localtime would not stop "
-			  "these reads; load each zone once and keep it",
-			  zone_name(path)));
-	f->runtime = runtime_name(rt);
-	f->runtime_fix = runtime_named_zone_fix(rt);
-	return f;
-}
-
 static void tz_repeated_access(const struct model *m, struct findings *out)
 {
 	struct pid_set s = {};
 	const char *path = NULL, *top_path = NULL;
 	const struct proc_model *top_proc = NULL;
 	uint64_t total = 0, top = 0;
+	bool named;
 	double rate = 0;
 	pid_t top_pid = 0;
 	char *msg, *culprit, *comms, *script;
@@ -387,16 +373,17 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 	free(comms);
 	free(script);
 	ns = kinds_ns(m, &s, KIND_FIRST_TZ, KIND_MAX - 1);
-	if (is_named_zone(top_proc, top_path)) {
-		f = named_zone_finding(out, &s, msg, top_path, rt);
-	} else {
-		f = add(out, "tz-repeated-access", "warning", &s, msg,
-			xstrdup("set TZ in the environment, e.g. "
-				"TZ=:/etc/localtime, so the C library stops "
-				"re-checking the zone file on every "
-				"localtime()/mktime()/tzset()"));
-		set_runtime(f, rt);
-	}
+	named = is_named_zone(top_proc, top_path);
+	f = add(out, "tz-repeated-access", "warning", &s, msg, named ?
+		xasprintf("the program loads the zone %s by name again and "
+			  "again (a time-zone library, not the C library's "
+			  "default zone): TZ=:/etc/localtime would not stop "
+			  "these reads; load each zone once and keep it",
+			  zone_name(top_path)) :
+		xstrdup("set TZ in the environment, e.g. TZ=:/etc/localtime, "
+			"so the C library stops re-checking the zone file on "
+			"every localtime()/mktime()/tzset()"));
+	set_runtime(f, rt, named);
 	/* With TZ set, one read of the file per process remains. */
 	set_cost(f, m, ns, total ? ns - ns * f->npids / total : 0);
 }
@@ -416,6 +403,7 @@ static void tz_children_repeat_in(const struct model *m,
 	uint64_t child_total = 0, top = 0;
 	struct finding *f;
 	enum runtime rt;
+	bool named;
 	char *msg;
 
 	if (!forker || !proc_tz_accesses(forker))
@@ -447,21 +435,15 @@ static void tz_children_repeat_in(const struct model *m,
 			(unsigned long long)child_total,
 			(unsigned long long)proc_tz_accesses(forker), forker->pid);
 	rt = tz_runtime(m, &s);
-	if (is_named_zone(top_child, path)) {
-		f = add(out, "tz-children-repeat", "warning", &s, msg,
-			xasprintf("each child loads the zone %s by name again: "
-				  "TZ would not stop it; load it once, in the "
-				  "parent before the workers are forked, and "
-				  "keep it", zone_name(path)));
-		f->runtime = runtime_name(rt);
-		f->runtime_fix = runtime_named_zone_fix(rt);
-	} else {
-		f = add(out, "tz-children-repeat", "warning", &s, msg,
-			xstrdup("export TZ (e.g. TZ=:/etc/localtime) before "
-				"the workers are forked, so every child "
-				"inherits it"));
-		set_runtime(f, rt);
-	}
+	named = is_named_zone(top_child, path);
+	f = add(out, "tz-children-repeat", "warning", &s, msg, named ?
+		xasprintf("each child loads the zone %s by name again: TZ "
+			  "would not stop it; load it once, in the parent "
+			  "before the workers are forked, and keep it",
+			  zone_name(path)) :
+		xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the "
+			"workers are forked, so every child inherits it"));
+	set_runtime(f, rt, named);
 	f->see = "tz-repeated-access";
 }
 
