@@ -209,9 +209,12 @@ struct {
 	__type(value, struct py_proc);
 } py_procs SEC(".maps");
 
-/* Events of frame-mode processes tied to no line, by enum lang_unattributed. */
+/*
+ * Events of frame-mode processes tied to no line, by enum lang_unattributed:
+ * counted as the losses are.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, LANG_UN_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -281,16 +284,18 @@ static __always_inline void lang_exec(__u32 tgid)
 		bpf_map_update_elem(&py_procs, &tgid, &py_proc_none, BPF_ANY);
 }
 
-/* This thread's id as its own pid namespace numbers it (gettid()). */
+/*
+ * This thread's id as its own pid namespace numbers it (gettid()): ns_pid()
+ * of clocktrace.bpf.c, read through helpers as the current task is not a
+ * BTF pointer before 5.11.
+ */
 static __always_inline __u32 tid_in_own_ns(void)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	struct pid *pid = BPF_CORE_READ(task, thread_pid);
 	unsigned int level = BPF_CORE_READ(pid, level);
-	struct upid up = {};
 
-	bpf_core_read(&up, sizeof(up), &pid->numbers[level]);
-	return up.nr;
+	return BPF_CORE_READ(pid, numbers[level].nr);
 }
 
 /*
@@ -369,7 +374,7 @@ static __always_inline void count_unattributed(__u32 why)
 	__u64 *n = bpf_map_lookup_elem(&lang_unattributed, &why);
 
 	if (n)
-		(*n)++;
+		__sync_fetch_and_add(n, 1);
 }
 
 /* A compact ASCII str's characters into buf, hashed; "" for any other. */

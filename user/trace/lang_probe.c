@@ -394,25 +394,18 @@ static void take_site(struct lang_run *run, struct model *m, int names_fd,
 	free(s.cls);
 }
 
-/* The per-CPU counts of events tied to no line, summed. */
+/* The events tied to no line, by reason. */
 static void collect_unattributed(struct lang_probe *lp)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_unattributed);
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 *v;
 
-	if (ncpus <= 0)
-		return;
-	v = xcalloc(ncpus, sizeof(*v));
 	for (__u32 k = 0; k < LANG_UN_MAX; k++) {
-		lp->run.unattributed[k] = 0;
-		if (bpf_map_lookup_elem(fd, &k, v))
-			continue;
-		for (int c = 0; c < ncpus; c++)
-			lp->run.unattributed[k] += v[c];
+		__u64 n = 0;
+
+		bpf_map_lookup_elem(fd, &k, &n);
+		lp->run.unattributed[k] = n;
 	}
 	lp->run.unattributed[LANG_UN_NOT_YET_READ] += lp->pending;
-	free(v);
 }
 
 void lang_probe_collect(struct lang_probe *lp, struct model *m)
