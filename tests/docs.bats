@@ -94,3 +94,16 @@ completion_opts() {
 			{ echo "in $cmd (< table, > completion)"; false; }
 	done
 }
+
+# A newcomer finds every file of bpf/ and user/ in the map of the code: a
+# module (NAME.c with its NAME.h) is named as either file.
+@test "docs: docs/architecture.md names every file of bpf/ and user/" {
+	missing=""
+	for f in "$ROOT"/bpf/* "$ROOT"/user/*/*.[ch]; do
+		name=$(basename "$f")
+		stem=${name%.[ch]}
+		grep -qE "(^|[^a-z_])$stem\.[ch]([^a-z_]|$)" \
+			"$ROOT/docs/architecture.md" || missing+=" ${f#"$ROOT"/}"
+	done
+	[ -z "$missing" ] || { echo "not in docs/architecture.md:$missing"; false; }
+}
