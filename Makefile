@@ -59,10 +59,16 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 		   -Ivmlinux/$(ARCH) -Ibpf -Wall -Wno-unused-function \
 		   -idirafter /usr/include/$(HOST_MULTIARCH)
 
-BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+# One BPF object, clocktrace.bpf.o, linked from a compile unit per
+# concern (bpf/*.bpf.c, sharing bpf/shared.bpf.h) by bpftool gen object.
+# shared.bpf.c, which defines what the others declare extern, goes first:
+# libbpf 1.1's linker misplaces a map that an object before its
+# definition declared (offset 0 in the linked .maps).
+BPF_SRCS	:= bpf/shared.bpf.c $(filter-out bpf/shared.bpf.c,$(sort $(wildcard bpf/*.bpf.c)))
+BPF_UNITS	:= $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.o,$(BPF_SRCS))
 BPF_HDRS	:= $(wildcard bpf/*.h)
-SKELS		:= $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-CORE_ROOTS	:= $(patsubst bpf/%.bpf.c,$(OUT)/%.core_roots.h,$(BPF_SRCS))
+SKELS		:= $(OUT)/clocktrace.skel.h
+CORE_ROOTS	:= $(OUT)/clocktrace.core_roots.h
 USER_SRCS	:= $(wildcard $(patsubst %,user/%/*.c,$(USER_DIRS)))
 USER_HDRS	:= $(wildcard $(patsubst %,user/%/*.h,$(USER_DIRS)))
 USER_OBJS	:= $(patsubst user/%.c,$(OUT)/%.o,$(USER_SRCS))
@@ -95,9 +101,14 @@ clocktrace: $(OUT)/clocktrace
 $(OUT):
 	$(Q)mkdir -p $@ $@/unit
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(OUT)
+$(OUT)/bpf/%.o: bpf/%.bpf.c $(BPF_HDRS) | $(OUT)
 	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/clocktrace.bpf.o: $(BPF_UNITS) Makefile
+	$(call msg,BPF-LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $(BPF_UNITS)
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The types that cross the kernel/user line.  Both bpf/clocktrace.bpf.c and
- * user/ include this file; nothing else is shared between the two sides.
+ * The types that cross the kernel/user line.  Both bpf/ (through
+ * shared.bpf.h) and user/ include this file; nothing else is shared between
+ * the two sides.
  */
 #ifndef CLOCKTRACE_H
 #define CLOCKTRACE_H

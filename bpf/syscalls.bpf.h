@@ -56,7 +56,7 @@
 /*
  * Every syscall we count, once, as X(kernel function, kind): the
  * tracepoints find them by number (NR_name, syscall_kind()), fentry by
- * function (fentry.bpf.h).  Path syscalls have their TZ kind here; whether
+ * function (fentry.bpf.c).  Path syscalls have their TZ kind here; whether
  * the path really is a tz file is decided at exit, when the string is sure
  * to be resident.  x86_64 alone has the legacy forms.
  */

@@ -371,7 +371,7 @@ t_attach_pid()
 	[ "$(wl_sum "$W/at.wl" tz_stat)" -eq 200 ] || fail "workload made $(wl_sum "$W/at.wl" tz_stat), not 200"
 }
 
-# The kernel's cgroup walk (bpf/clocktrace.bpf.c in_target_cgroup) is
+# The kernel's cgroup walk (bpf/targets.bpf.h in_target_cgroup) is
 # pruned unless --cgroup is given: its verifier pass is proved here.  A
 # "service" started outside PROG's tree, in a cgroup made after start.
 t_cgroup_targets()

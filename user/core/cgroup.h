@@ -12,7 +12,7 @@
 #include "clocktrace.h"
 
 /*
- * The target as the kernel side knows it (bpf/clocktrace.bpf.c): by its
+ * The target as the kernel side knows it (bpf/targets.bpf.h): by its
  * level, its parent's id and its name, so that it may be created, or
  * removed and created again, after we started.
  */

@@ -2,7 +2,7 @@
 /*
  * --lang for CPython 3.11, 3.12 and 3.13 without a trap per line: each
  * thread's current frame is read by the BPF side at each kernel event
- * (bpf/lang.bpf.h).  Here: which interpreter files qualify, where their
+ * (bpf/lang.bpf.c).  Here: which interpreter files qualify, where their
  * _PyRuntime and type objects are, each version's struct offsets, and the
  * decoding of a code object's location table into the line.
  */

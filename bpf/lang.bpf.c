@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --lang: USDT probes of the Ruby and Python interpreters keep, per
  * thread, the script frame that is running, so that a kernel event (a tz
@@ -7,14 +7,11 @@
  * file and line a method was called from; Python's line probe names the
  * line being run.  Every method call (Ruby) or line (Python) of a traced
  * interpreter traps: the cost is stated in the report.  Frames are pointers; their strings are read only at a kernel
- * event, hashed into the site key, and kept when the site is new.  Included at the end of clocktrace.bpf.c.
+ * event, hashed into the site key, and kept when the site is new.
  */
-#ifndef CLOCKTRACE_LANG_BPF_H
-#define CLOCKTRACE_LANG_BPF_H
-
+#include "shared.bpf.h"
+#include "targets.bpf.h"
 #include <bpf/usdt.bpf.h>
-
-const volatile bool lang_enabled = false;
 
 /* By thread id: no task storage, which 5.10 lacks for uprobes. */
 struct {
@@ -278,15 +275,15 @@ static __always_inline struct py_proc *py_proc_of(__u32 tgid)
 static const struct py_proc py_proc_none;
 
 /* An exec'd process is no longer the interpreter its parent was. */
-static __always_inline void lang_exec(__u32 tgid)
+__noinline int lang_exec(__u32 tgid)
 {
-	if (lang_enabled)
-		bpf_map_update_elem(&py_procs, &tgid, &py_proc_none, BPF_ANY);
+	bpf_map_update_elem(&py_procs, &tgid, &py_proc_none, BPF_ANY);
+	return 0;
 }
 
 /*
  * This thread's id as its own pid namespace numbers it (gettid()): ns_pid()
- * of clocktrace.bpf.c, read through helpers as the current task is not a
+ * of sched.bpf.c, read through helpers as the current task is not a
  * BTF pointer before 5.11.
  */
 static __always_inline __u32 tid_in_own_ns(void)
@@ -507,13 +504,10 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 	return 0;
 }
 
-static __always_inline void lang_thread_exit(__u32 tid)
+__noinline int lang_thread_exit(__u32 tid)
 {
-	if (!lang_enabled)
-		return;
 	bpf_map_delete_elem(&lang_stacks, &tid);
 	/* A leader's tid is its tgid: the pid may be reused. */
 	bpf_map_delete_elem(&py_procs, &tid);
+	return 0;
 }
-
-#endif /* CLOCKTRACE_LANG_BPF_H */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --vdso: vDSO clock reads never enter the kernel and no probe can sit in
  * the vDSO (it has no file), so they are sampled instead.  A cpu-clock
@@ -7,10 +7,9 @@
  * user instruction in the process's [vdso], or as "outside" (elsewhere in
  * user mode, or in the kernel).  One map update per sample; userspace
  * symbolizes the offsets and turns the counts into an estimate.
- * Included at the end of clocktrace.bpf.c.
  */
-#ifndef CLOCKTRACE_VDSO_BPF_H
-#define CLOCKTRACE_VDSO_BPF_H
+#include "shared.bpf.h"
+#include "targets.bpf.h"
 
 /* The [vdso] text's size: the same image in every process of this kernel. */
 const volatile __u64 vdso_size = 0;
@@ -64,5 +63,3 @@ int vdso_sample(struct bpf_perf_event_data *ctx)
 		count_loss(LOSS_VDSO_MAP_FULL);
 	return 0;
 }
-
-#endif /* CLOCKTRACE_VDSO_BPF_H */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --attach fentry: the same counting as sys_enter/sys_exit, entered from
  * fentry/fexit programs on the syscall functions we count.  The raw
@@ -12,8 +12,8 @@
  * compat table with other numbers (arm64), or an x32 number carries its
  * flag bit; neither is counted, in either mode.
  */
-#ifndef CLOCKTRACE_FENTRY_BPF_H
-#define CLOCKTRACE_FENTRY_BPF_H
+#include "shared.bpf.h"
+#include "syscall_event.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
 #define SYS_FN(name)	"__x64_sys_" #name
@@ -46,5 +46,3 @@ int BPF_PROG(fexitnc_##name, struct pt_regs *regs, long ret)		\
 /* The syscalls of syscalls.bpf.h's CT_SYSCALLS(), by kernel function. */
 #define SYSCALL_PROGS_OF(name, kind)	SYSCALL_PROGS(name)
 CT_SYSCALLS(SYSCALL_PROGS_OF)
-
-#endif /* CLOCKTRACE_FENTRY_BPF_H */
