@@ -322,10 +322,12 @@ static bool reader_left(FILE *f, int write_errno)
 	       poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
-/* Every write, the flush, the sync and the close of the stream. */
-static int close_stream(struct report_file *r)
+/*
+ * Every write and the flush of the stream: 0, or the error the report was
+ * lost to (a reader of a pipe or socket that left is no error).
+ */
+static int flush_stream(struct report_file *r)
 {
-	bool std = r->f == stdout || r->f == stderr;
 	int err = 0;
 
 	if (fflush(r->f) && !r->write_errno)
@@ -334,6 +336,15 @@ static int close_stream(struct report_file *r)
 		err = r->write_errno ? r->write_errno : EIO;
 	r->std_closed = is_closed_std(r->f);
 	r->std = r->f == stdout ? 1 : r->f == stderr ? 2 : 0;
+	return err;
+}
+
+/* Every write, the flush, the sync and the close of the stream. */
+static int close_stream(struct report_file *r)
+{
+	bool std = r->f == stdout || r->f == stderr;
+	int err = flush_stream(r);
+
 	if (!std) {
 		/* On a file system that reports errors late, fsync does. */
 		if (!err && r->fd >= 0 && fsync(r->fd) && errno != EINVAL)
@@ -390,18 +401,13 @@ int report_file_snapshot(struct report_file *r)
 
 int report_file_publish(struct report_file *r)
 {
-	int err = 0;
+	int err;
 
 	if (r->failed)
 		return EXIT_TOOL_FAILURE;
 	if (!r->f)
 		return 0;
-	if (fflush(r->f) && !r->write_errno)
-		r->write_errno = errno;
-	if (ferror(r->f) && !reader_left(r->f, r->write_errno))
-		err = r->write_errno ? r->write_errno : EIO;
-	r->std_closed = is_closed_std(r->f);
-	r->std = r->f == stdout ? 1 : r->f == stderr ? 2 : 0;
+	err = flush_stream(r);
 	if (err || r->keeper < 0 || r->published)
 		return err ? fail(r, err, NULL) : 0;
 	/* The open stream goes on writing the same inode, now at FILE. */
