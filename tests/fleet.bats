@@ -118,6 +118,51 @@ PY
 	! curl -s -o /dev/null "http://127.0.0.1:$port/metrics"
 }
 
+# CapEff of pid $1, as /proc says it (16 hex digits).
+cap_eff() {
+	awk '$1 == "CapEff:" { print $2 }' "/proc/$1/status"
+}
+
+# The documented sets (README "Production and fleets", privs.h):
+# cap_dac_read_search (2), cap_sys_ptrace (19); with --libc or --lang also
+# cap_sys_admin (21), cap_perfmon (38), cap_bpf (39).
+CAPS_ATTACH=0000000000080004
+CAPS_ATTACH_PROBES=000000c000280004
+
+# Serves --listen with ARGS on a free port (PORT), a forktree copy named
+# $T/$1 started after the drop: its 28 stats counted from the metrics.
+listen_then_fork() {
+	local name=$1
+	shift
+	port=$(free_port)
+	cp "$TOOLS/forktree" "$T/$name"
+	"$CT" attach --comm "$name" "$@" --listen "127.0.0.1:$port" -o /dev/null &
+	CTPID=$!
+	wait_listening "$port"
+	"$T/$name" -D 1 -W 3 -k 7 2>"$T/wl"
+	[ "$(workload_sum "$T/wl" tz_stat)" -eq 28 ]
+	for _ in $(seq 100); do
+		curl -sf -o "$T/m" "http://127.0.0.1:$port/metrics"
+		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': '$name'}" text)" -ge 28 ] && break
+		sleep 0.1
+	done
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': '$name'}" text)" -eq 28 ]
+}
+
+@test "--listen: the running exporter's CapEff is the documented set; processes seen after the drop still counted" {
+	listen_then_fork capfork
+	[ "$(cap_eff "$CTPID")" = "$CAPS_ATTACH" ]
+	awk '$1 == "CapBnd:" { exit $2 != "'"$CAPS_ATTACH"'" }' "/proc/$CTPID/status"
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+	listen_then_fork capforklibc --libc
+	[ "$(cap_eff "$CTPID")" = "$CAPS_ATTACH_PROBES" ]
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+}
+
 # A PromQL instant query through Prometheus's HTTP API on port $1: the
 # value of the first series, or nothing while there is none.
 promql() {
