@@ -355,6 +355,32 @@ cgroup2_mount() {
 		(.cgroup | startswith("/"))' "$T/plain.json"
 }
 
+# systemd is not PID 1 on the reference machine (no systemd-run): the
+# service is a cgroup made here and named as systemd names a service's.
+@test "fixes: a process in a systemd service's cgroup is told systemctl edit; outside one, the shell profile" {
+	v2=$(cgroup2_mount)
+	[ -n "$v2" ]
+	unit="ct-fixtest-$$.service"
+	mkdir -p "$v2/system.slice/$unit"
+	for format in --json --format=text; do
+		env -u TZ "$CT" run "$format" -o "$T/r$format" -- sh -c \
+			"echo \$\$ > '$v2/system.slice/$unit/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 1 -k 20" \
+			2>"$T/wl"
+		[ "$(workload_sum "$T/wl" tz_stat)" -eq 40 ]
+	done
+	rmdir "$v2/system.slice/$unit"
+	rmdir "$v2/system.slice" 2>/dev/null || true
+	jq -e --arg u "$unit" '.findings[] | select(.id == "tz-repeated-access") |
+		(.pids | length) == 2 and (.fixes | length) == 1 and
+		.fixes[0].where == "systemd unit" and
+		(.fixes[0].how | contains("systemctl edit " + $u) and
+			contains("Environment=TZ=:/etc/localtime"))' "$T/r--json"
+	# The text report prints the first place.
+	grep -q "^    fix in the systemd unit: systemctl edit $unit, " "$T/r--format=text"
+	env -u TZ "$CT" run -o "$T/plain.txt" -- "$TOOLS/forktree" -D 0 -k 20 2>/dev/null
+	grep -q '^    fix in the shell profile: export TZ=:/etc/localtime' "$T/plain.txt"
+}
+
 @test "attach --cgroup: processes in it and below it, now and later, not the others; --unit" {
 	v2=$(cgroup2_mount)
 	cg="clocktrace-test-$$"
