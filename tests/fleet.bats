@@ -381,6 +381,27 @@ cgroup2_mount() {
 	grep -q '^    fix in the shell profile: export TZ=:/etc/localtime' "$T/plain.txt"
 }
 
+@test "--metrics-by container|pod: a series per container and per pod from the cgroup path, exact" {
+	v2=$(cgroup2_mount)
+	[ -n "$v2" ]
+	id=$(printf '%064x' "$$")
+	uid="6f1c9a2e-3b4d-4e5f-8a9b-$(printf '%012x' "$$")"
+	# The kubelet's cgroupfs driver: the container's bare id below its pod.
+	cg="kubepods-ct$$/burstable/pod$uid/$id"
+	mkdir -p "$v2/$cg"
+	for by in container pod; do
+		"$CT" run --format openmetrics --metrics-by "$by" -o "$T/$by.om" -- sh -c \
+			"echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 2 -k 5" \
+			2>"$T/wl"
+		[ "$(workload_sum "$T/wl" tz_stat)" -eq 15 ]
+	done
+	rmdir "$v2/$cg" "$v2/kubepods-ct$$/burstable/pod$uid" "$v2/kubepods-ct$$/burstable" "$v2/kubepods-ct$$"
+	[ "$(om_sum "$T/container.om" clocktrace_tz_accesses "{'container': '${id:0:12}', 'pod': '$uid'}")" -eq 15 ]
+	[ "$(grep -c '^clocktrace_tz_accesses_total{' "$T/container.om")" -eq 1 ]
+	[ "$(om_sum "$T/pod.om" clocktrace_tz_accesses "{'pod': '$uid'}")" -eq 15 ]
+	run -125 "$CT" run --metrics-by namespace -- true
+}
+
 @test "attach --cgroup: processes in it and below it, now and later, not the others; --unit" {
 	v2=$(cgroup2_mount)
 	cg="clocktrace-test-$$"
