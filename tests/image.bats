@@ -19,6 +19,7 @@ setup() {
 }
 
 teardown() {
+	[ -n "${CTPID:-}" ] && kill "$CTPID" 2>/dev/null
 	podman rm -f "$NAME" "$NAME-wl" >/dev/null 2>&1 || true
 	podman rmi -f "localhost/$NAME-wl:1" >/dev/null 2>&1 || true
 	rm -rf "$T"
@@ -144,4 +145,29 @@ assert docs and all("apiVersion" in d and "kind" in d for d in docs)' "$f"
 	ps -o rss=,time= -p "$pid" | sed 's/^/# exporter RSS KiB, CPU: /' >&3
 	podman stop -t 10 "$NAME" >/dev/null
 	[ "$(podman inspect -f '{{.State.ExitCode}}' "$NAME")" -eq 0 ]
+}
+
+@test "a finding for a process in a podman container names it and proposes ENV TZ=:/etc/localtime for its image" {
+	name="ctenv$$"
+	cp "$TOOLS/forktree" "$T/$name"
+	workload_image "$T/$name" "localhost/$NAME-wl:1"
+	"$CT" attach --comm "$name" --json -o "$T/r.json" 2>"$T/ct.err" &
+	CTPID=$!
+	for _ in $(seq 100); do
+		grep -q "waiting for one to exec" "$T/ct.err" && break
+		sleep 0.05
+	done
+	podman run --name "$NAME-wl" --network=none "localhost/$NAME-wl:1" \
+		"/$name" -D 1 -W 1 -k 12 2>"$T/ctr.wl"
+	[ "$(workload_sum "$T/ctr.wl" tz_stat)" -eq 24 ]
+	id=$(podman inspect -f '{{.Id}}' "$NAME-wl")
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+	jq -e --arg id "${id:0:12}" '.findings[] | select(.id == "tz-repeated-access") |
+		(.pids | length) == 2 and .fixes[0].where == "image" and
+		(.fixes[0].how | contains("ENV TZ=:/etc/localtime") and
+			contains("podman container " + $id)) and
+		.fixes[1].where == "container run" and
+		(.fixes[1].how | contains("podman run -e TZ=:/etc/localtime"))' "$T/r.json"
 }
