@@ -135,7 +135,7 @@ _clocktrace_value() {
 	--cgroup) _clocktrace_cgroups "$cur" ;;
 	--unit) _clocktrace_units "$cur" ;;
 	--format) _clocktrace_add -W "text json openmetrics folded" -- "$cur" ;;
-	--metrics-by) _clocktrace_add -W "comm cgroup pid" -- "$cur" ;;
+	--metrics-by) _clocktrace_add -W "comm cgroup pid container pod" -- "$cur" ;;
 	--by) _clocktrace_add -W "process container cgroup" -- "$cur" ;;
 	--attach) _clocktrace_add -W "auto tracepoint fentry" -- "$cur" ;;
 	-u | --user) _clocktrace_add -u -- "$cur" ;;

@@ -118,6 +118,51 @@ PY
 	! curl -s -o /dev/null "http://127.0.0.1:$port/metrics"
 }
 
+# CapEff of pid $1, as /proc says it (16 hex digits).
+cap_eff() {
+	awk '$1 == "CapEff:" { print $2 }' "/proc/$1/status"
+}
+
+# The documented sets (README "Production and fleets", privs.h):
+# cap_dac_read_search (2), cap_sys_ptrace (19); with --libc or --lang also
+# cap_sys_admin (21), cap_perfmon (38), cap_bpf (39).
+CAPS_ATTACH=0000000000080004
+CAPS_ATTACH_PROBES=000000c000280004
+
+# Serves --listen with ARGS on a free port (PORT), a forktree copy named
+# $T/$1 started after the drop: its 28 stats counted from the metrics.
+listen_then_fork() {
+	local name=$1
+	shift
+	port=$(free_port)
+	cp "$TOOLS/forktree" "$T/$name"
+	"$CT" attach --comm "$name" "$@" --listen "127.0.0.1:$port" -o /dev/null &
+	CTPID=$!
+	wait_listening "$port"
+	"$T/$name" -D 1 -W 3 -k 7 2>"$T/wl"
+	[ "$(workload_sum "$T/wl" tz_stat)" -eq 28 ]
+	for _ in $(seq 100); do
+		curl -sf -o "$T/m" "http://127.0.0.1:$port/metrics"
+		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': '$name'}" text)" -ge 28 ] && break
+		sleep 0.1
+	done
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'comm': '$name'}" text)" -eq 28 ]
+}
+
+@test "--listen: the running exporter's CapEff is the documented set; processes seen after the drop still counted" {
+	listen_then_fork capfork
+	[ "$(cap_eff "$CTPID")" = "$CAPS_ATTACH" ]
+	awk '$1 == "CapBnd:" { exit $2 != "'"$CAPS_ATTACH"'" }' "/proc/$CTPID/status"
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+	listen_then_fork capforklibc --libc
+	[ "$(cap_eff "$CTPID")" = "$CAPS_ATTACH_PROBES" ]
+	kill -TERM "$CTPID"
+	wait "$CTPID"
+	CTPID=
+}
+
 # A PromQL instant query through Prometheus's HTTP API on port $1: the
 # value of the first series, or nothing while there is none.
 promql() {
@@ -308,6 +353,53 @@ cgroup2_mount() {
 	"$CT" run --json -o "$T/plain.json" -- "$TOOLS/forktree" -D 0 -k 1 2>/dev/null
 	jq -e '.processes[0] | .container == null and (has("nspid") | not) and
 		(.cgroup | startswith("/"))' "$T/plain.json"
+}
+
+# systemd is not PID 1 on the reference machine (no systemd-run): the
+# service is a cgroup made here and named as systemd names a service's.
+@test "fixes: a process in a systemd service's cgroup is told systemctl edit; outside one, the shell profile" {
+	v2=$(cgroup2_mount)
+	[ -n "$v2" ]
+	unit="ct-fixtest-$$.service"
+	mkdir -p "$v2/system.slice/$unit"
+	for format in --json --format=text; do
+		env -u TZ "$CT" run "$format" -o "$T/r$format" -- sh -c \
+			"echo \$\$ > '$v2/system.slice/$unit/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 1 -k 20" \
+			2>"$T/wl"
+		[ "$(workload_sum "$T/wl" tz_stat)" -eq 40 ]
+	done
+	rmdir "$v2/system.slice/$unit"
+	rmdir "$v2/system.slice" 2>/dev/null || true
+	jq -e --arg u "$unit" '.findings[] | select(.id == "tz-repeated-access") |
+		(.pids | length) == 2 and (.fixes | length) == 1 and
+		.fixes[0].where == "systemd unit" and
+		(.fixes[0].how | contains("systemctl edit " + $u) and
+			contains("Environment=TZ=:/etc/localtime"))' "$T/r--json"
+	# The text report prints the first place.
+	grep -q "^    fix in the systemd unit: systemctl edit $unit, " "$T/r--format=text"
+	env -u TZ "$CT" run -o "$T/plain.txt" -- "$TOOLS/forktree" -D 0 -k 20 2>/dev/null
+	grep -q '^    fix in the shell profile: export TZ=:/etc/localtime' "$T/plain.txt"
+}
+
+@test "--metrics-by container|pod: a series per container and per pod from the cgroup path, exact" {
+	v2=$(cgroup2_mount)
+	[ -n "$v2" ]
+	id=$(printf '%064x' "$$")
+	uid="6f1c9a2e-3b4d-4e5f-8a9b-$(printf '%012x' "$$")"
+	# The kubelet's cgroupfs driver: the container's bare id below its pod.
+	cg="kubepods-ct$$/burstable/pod$uid/$id"
+	mkdir -p "$v2/$cg"
+	for by in container pod; do
+		"$CT" run --format openmetrics --metrics-by "$by" -o "$T/$by.om" -- sh -c \
+			"echo \$\$ > '$v2/$cg/cgroup.procs' && exec '$TOOLS/forktree' -D 1 -W 2 -k 5" \
+			2>"$T/wl"
+		[ "$(workload_sum "$T/wl" tz_stat)" -eq 15 ]
+	done
+	rmdir "$v2/$cg" "$v2/kubepods-ct$$/burstable/pod$uid" "$v2/kubepods-ct$$/burstable" "$v2/kubepods-ct$$"
+	[ "$(om_sum "$T/container.om" clocktrace_tz_accesses "{'container': '${id:0:12}', 'pod': '$uid'}")" -eq 15 ]
+	[ "$(grep -c '^clocktrace_tz_accesses_total{' "$T/container.om")" -eq 1 ]
+	[ "$(om_sum "$T/pod.om" clocktrace_tz_accesses "{'pod': '$uid'}")" -eq 15 ]
+	run -125 "$CT" run --metrics-by namespace -- true
 }
 
 @test "attach --cgroup: processes in it and below it, now and later, not the others; --unit" {

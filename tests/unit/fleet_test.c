@@ -111,6 +111,103 @@ static void test_by_cgroup_one_group_per_path(void **state)
 	metrics_free(&mx);
 }
 
+#define CID(c) c "123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define POD_UID "6f1c9a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+
+static void in_container(struct model *m, pid_t pid, const char *cg,
+			 const char *id)
+{
+	in_cgroup(m, pid, cg);
+	snprintf(model_find(m, pid)->container, 65, "%s", id);
+}
+
+static uint64_t id_count(const struct metrics *mx, const char *id)
+{
+	for (size_t i = 0; i < mx->groups.nprocs; i++)
+		if (!strcmp(mx->groups.procs[i].container, id))
+			return mx->groups.procs[i].paths[0].count;
+	return 0;
+}
+
+static void test_by_container_and_pod(void **state)
+{
+	struct metrics byc = { .by = METRICS_BY_CONTAINER };
+	struct metrics byp = { .by = METRICS_BY_POD };
+	struct model m = {};
+
+	(void)state;
+	proc_stats(&m, 10, "nginx", 5);
+	in_container(&m, 10, "/kubepods/burstable/pod" POD_UID "/" CID("a"),
+		     CID("a"));
+	proc_stats(&m, 11, "sidecar", 7);
+	in_container(&m, 11, "/kubepods/burstable/pod" POD_UID "/" CID("b"),
+		     CID("b"));
+	proc_stats(&m, 12, "podman-app", 3);
+	in_container(&m, 12, "/libpod_parent/libpod-" CID("c"), CID("c"));
+	proc_stats(&m, 13, "sshd", 2);
+	in_container(&m, 13, "/system.slice/ssh.service", "");
+	metrics_update(&byc, &m);
+	metrics_update(&byp, &m);
+	assert_int_equal(byc.groups.nprocs, 4);
+	assert_int_equal(id_count(&byc, CID("a")), 5);
+	assert_int_equal(id_count(&byc, CID("c")), 3);
+	assert_int_equal(id_count(&byc, ""), 2);
+	/* Both containers of the pod in one group; the rest: no pod. */
+	assert_int_equal(byp.groups.nprocs, 2);
+	assert_int_equal(id_count(&byp, POD_UID), 12);
+	assert_int_equal(id_count(&byp, ""), 5);
+	model_free(&m);
+	metrics_free(&byc);
+	metrics_free(&byp);
+}
+
+/*
+ * METRICS_GROUPS_MAX containers, most exited, then one more: the exited
+ * ones fold into one group, no count lost; with all alive, the new one
+ * goes there itself.
+ */
+static void test_container_groups_capped(void **state)
+{
+	struct metrics mx = { .by = METRICS_BY_CONTAINER };
+	struct model m = {};
+	char id[65], cg[128];
+	uint64_t sum = 0;
+
+	(void)state;
+	for (int i = 0; i < METRICS_GROUPS_MAX; i++) {
+		snprintf(id, sizeof(id), "%064x", i + 1);
+		snprintf(cg, sizeof(cg), "/system.slice/docker-%s.scope", id);
+		proc_stats(&m, 100 + i, "app", 2);
+		in_container(&m, 100 + i, cg, id);
+	}
+	metrics_update(&mx, &m);
+	assert_int_equal(mx.groups.nprocs, METRICS_GROUPS_MAX);
+	/* All alive: a new container's counts go to the folded group. */
+	snprintf(id, sizeof(id), "%064x", 9999);
+	proc_stats(&m, 5000, "late", 4);
+	in_container(&m, 5000, "/system.slice/docker-x.scope", id);
+	metrics_update(&mx, &m);
+	assert_int_equal(mx.groups.nprocs, METRICS_GROUPS_MAX + 1);
+	assert_int_equal(id_count(&mx, METRICS_FOLDED), 4);
+	/* All but the first ten exit: one more folds them. */
+	for (int i = 10; i < METRICS_GROUPS_MAX; i++)
+		model_find(&m, 100 + i)->exited = true;
+	model_find(&m, 5000)->exited = true;
+	snprintf(id, sizeof(id), "%064x", 8888);
+	proc_stats(&m, 6000, "new", 1);
+	in_container(&m, 6000, "/system.slice/docker-y.scope", id);
+	metrics_update(&mx, &m);
+	assert_int_equal(mx.groups.nprocs, 10 + 2);
+	assert_int_equal(id_count(&mx, id), 1);
+	assert_int_equal(id_count(&mx, METRICS_FOLDED),
+			 4 + 2 * (METRICS_GROUPS_MAX - 10));
+	for (size_t i = 0; i < mx.groups.nprocs; i++)
+		sum += mx.groups.procs[i].paths[0].count;
+	assert_int_equal(sum, 2 * METRICS_GROUPS_MAX + 4 + 1);
+	model_free(&m);
+	metrics_free(&mx);
+}
+
 static void test_by_pid_keeps_one_group_per_process(void **state)
 {
 	struct metrics mx = { .by = METRICS_BY_PID };
@@ -261,6 +358,8 @@ int main(void)
 		cmocka_unit_test(test_groups_sum_processes_and_only_grow),
 		cmocka_unit_test(test_by_pid_keeps_one_group_per_process),
 		cmocka_unit_test(test_by_cgroup_one_group_per_path),
+		cmocka_unit_test(test_by_container_and_pod),
+		cmocka_unit_test(test_container_groups_capped),
 		cmocka_unit_test(test_http_route),
 		cmocka_unit_test(test_http_addresses),
 		cmocka_unit_test(test_http_peers),

@@ -17,6 +17,7 @@
 #include "escape.h"
 #include "json.h"
 #include "kfeatures.h"
+#include "privs.h"
 #include "util.h"
 #include "variant.h"
 
@@ -76,6 +77,24 @@ static void check_permission(struct checks *c,
 			  "...) or grant cap_bpf,cap_perfmon",
 			  (unsigned int)kf->euid, kf->cap_bpf ? " (has CAP_BPF)" : "",
 			  kf->cap_perfmon ? " (has CAP_PERFMON)" : "");
+}
+
+/* The set a session runs with once attached (privs.h), per mode. */
+static void check_kept_caps(struct checks *c)
+{
+	char base[128], signals[32], later[128];
+	const struct privs_need plain = {0};
+	const struct privs_need run = { .signals_prog = true };
+	const struct privs_need probes = { .attaches_later = true };
+
+	privs_names(privs_kept(&plain), base, sizeof(base));
+	privs_names(privs_kept(&run) & ~privs_kept(&plain), signals,
+		    sizeof(signals));
+	privs_names(privs_kept(&probes) & ~privs_kept(&plain), later,
+		    sizeof(later));
+	check_add(c, "capabilities after attach", CHECK_OK, "attach and top "
+		  "keep %s; run adds %s; --libc or --lang add %s; every other "
+		  "capability is dropped", base, signals, later);
 }
 
 static void feature_line(struct checks *c, const char *name,
@@ -322,6 +341,7 @@ int cmd_doctor(int argc, char **argv)
 	check_kernel(&c, &kf);
 	check_btf(&c, &kf);
 	check_permission(&c, &kf);
+	check_kept_caps(&c);
 	check_bpf(&c, &kf);
 	check_variant(&c, &kf);
 	check_attach(&c, &kf);

@@ -160,7 +160,8 @@ static int compare_runs(struct session *s)
 	find_presets(&st->c);
 	if (hold_all(s, st->launches, st->nlaunches))
 		return EXIT_TOOL_FAILURE;
-	drop_privileges(false);
+	/* Its PROGs get ^C as run's; no probe is added once they run. */
+	drop_privileges(&(struct privs_need){ .signals_prog = true });
 	for (size_t k = 0; k < st->nlaunches; k++) {
 		struct compare_run r;
 		int err = one_run(s, &st->launches[k], k, &r);

@@ -119,8 +119,9 @@ static const struct option_doc docs[] = {
 	  "[ADDR:]PORT", "serve GET /metrics (OpenMetrics) on ADDR:PORT "
 	  "(default address 127.0.0.1)" },
 	{ { "metrics-by", required_argument, NULL, OPT_METRICS_BY }, M_ALL,
-	  "comm|cgroup|pid", "OpenMetrics series per comm (default), per "
-	  "cgroup v2 path or per process" },
+	  "comm|cgroup|pid|container|pod", "OpenMetrics series per comm "
+	  "(default), per cgroup v2 path, per process, per container or per "
+	  "Kubernetes pod" },
 	{ { "max-procs", required_argument, NULL, OPT_MAX_PROCS }, M_ALL, "N",
 	  "processes traced at once (run: exited ones too; default 16384)" },
 	{ { "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB }, M_ALL, "KB",
@@ -491,11 +492,9 @@ static int parse_one(struct opts *opts, int c, const char *arg)
 		opts->listen = arg;
 		return 0;
 	case OPT_METRICS_BY:
-		if (strcmp(arg, "comm") && strcmp(arg, "pid") &&
-		    strcmp(arg, "cgroup"))
-			return bad(mode, "metrics-by is comm, cgroup or pid", arg);
-		opts->metrics_by_pid = !strcmp(arg, "pid");
-		opts->metrics_by_cgroup = !strcmp(arg, "cgroup");
+		if (metrics_by_parse(arg, &opts->metrics_by))
+			return bad(mode, "metrics-by is comm, cgroup, pid, "
+				   "container or pod", arg);
 		return 0;
 	case OPT_MAX_PROCS:
 		if (parse_u64(arg, 1, 1u << 22, &v))

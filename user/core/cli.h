@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "attach_mode.h"
+#include "metrics.h"
 
 struct cgroup_target;
 
@@ -47,8 +48,7 @@ struct opts {
 	bool follow;			/* run: wait for every descendant */
 	const char *user;		/* run -u */
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
-	bool metrics_by_pid;		/* --metrics-by pid */
-	bool metrics_by_cgroup;		/* --metrics-by cgroup */
+	enum metrics_by metrics_by;	/* --metrics-by */
 	unsigned int max_procs;
 	unsigned int ringbuf_kb;
 	bool verbose;

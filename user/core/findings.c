@@ -5,6 +5,7 @@
 
 #include "clocks.h"
 #include "findings.h"
+#include "fix_place.h"
 #include "roles.h"
 #include "runtime.h"
 #include "util.h"
@@ -384,6 +385,7 @@ static void tz_repeated_access(const struct model *m, struct findings *out)
 			"so the C library stops re-checking the zone file on "
 			"every localtime()/mktime()/tzset()"));
 	set_runtime(f, rt, named);
+	f->env_fix = named ? NULL : "TZ=:/etc/localtime";
 	/* With TZ set, one read of the file per process remains. */
 	set_cost(f, m, ns, total ? ns - ns * f->npids / total : 0);
 }
@@ -444,6 +446,7 @@ static void tz_children_repeat_in(const struct model *m,
 		xstrdup("export TZ (e.g. TZ=:/etc/localtime) before the "
 			"workers are forked, so every child inherits it"));
 	set_runtime(f, rt, named);
+	f->env_fix = named ? NULL : "TZ=:/etc/localtime";
 	f->see = "tz-repeated-access";
 }
 
@@ -633,6 +636,7 @@ static void tz_file_missing(const struct model *m, struct findings *out)
 			(unsigned long long)errors, s.n, s.n == 1 ? "" : "es");
 	f = add(out, "tz-file-missing", "warning", &s, msg,
 		xstrdup("install the zone file (tzdata) or set TZ, e.g. TZ=UTC"));
+	f->env_fix = "TZ=UTC";
 	set_cost(f, m, ns, ns);
 }
 
@@ -713,6 +717,8 @@ void findings_build(const struct model *m, struct findings *out)
 	cpu_clock_syscalls(m, out);
 	count_costs_once(out);
 	rate_severity(out);
+	for (size_t i = 0; i < out->n; i++)
+		finding_place_fixes(m, &out->v[i]);
 }
 
 void findings_free(struct findings *f)
@@ -721,6 +727,8 @@ void findings_free(struct findings *f)
 		free(f->v[i].pids);
 		free(f->v[i].message);
 		free(f->v[i].fix);
+		for (size_t k = 0; k < f->v[i].nfixes; k++)
+			free(f->v[i].fixes[k].how);
 	}
 	free(f->v);
 	f->v = NULL;

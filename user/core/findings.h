@@ -3,6 +3,7 @@
 #ifndef CLOCKTRACE_FINDINGS_H
 #define CLOCKTRACE_FINDINGS_H
 
+#include "env_origin.h"
 #include "model.h"
 
 /* A file re-read this often by one process is "many times". */
@@ -32,6 +33,9 @@
 #define SEVERITY_WARNING_CPU	1.0
 #define SEVERITY_WARNING_NS	(1000 * 1000000ULL)
 
+/* Places of distinct processes a finding's fixes name, at most. */
+#define FINDING_PLACES_MAX	3
+
 /* What the flagged syscalls cost, from their measured kernel time. */
 struct finding_cost {
 	bool known;
@@ -59,6 +63,14 @@ struct finding {
 	 */
 	const char *runtime;
 	const char *runtime_fix;
+	/*
+	 * The assignment that fixes it in the environment ("TZ=:/etc/localtime"),
+	 * NULL for a fix in the program.  fixes: where it goes for each place
+	 * the processes got their environment (fix_place.c), or the program.
+	 */
+	const char *env_fix;
+	struct fix_step fixes[FINDING_PLACES_MAX * ENV_FIX_STEPS];
+	size_t nfixes;
 	struct finding_cost cost;
 };
 

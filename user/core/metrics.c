@@ -4,7 +4,10 @@
  * down (top's LRU maps forget a process; a pid is reused after eviction):
  * then the counter restarted, and all of the new total is growth.
  */
+#include <stdio.h>
 #include <string.h>
+
+#include "container.h"
 
 #include "metrics.h"
 #include "util.h"
@@ -124,30 +127,144 @@ static const char *group_cgroup(const struct proc_model *cur,
 	return "?";
 }
 
+static const char *const by_names[] = {
+	[METRICS_BY_COMM] = "comm",
+	[METRICS_BY_PID] = "pid",
+	[METRICS_BY_CGROUP] = "cgroup",
+	[METRICS_BY_CONTAINER] = "container",
+	[METRICS_BY_POD] = "pod",
+};
+
+int metrics_by_parse(const char *name, enum metrics_by *by)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(by_names); i++) {
+		if (!strcmp(name, by_names[i])) {
+			*by = (enum metrics_by)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Container and pod groups are keyed by their id, kept in container[]. */
+static bool keyed_by_id(const struct metrics *mx)
+{
+	return mx->by == METRICS_BY_CONTAINER || mx->by == METRICS_BY_POD;
+}
+
+/* The id of P's group: its container's, or its pod's UID; "": none. */
+static const char *group_id(const struct metrics *mx, const char *cgroup,
+			    const char *container, char buf[POD_UID_LEN + 1])
+{
+	if (mx->by == METRICS_BY_CONTAINER)
+		return container;
+	return pod_uid(cgroup, buf) ? buf : "";
+}
+
+/* Its container id, as last seen; "": none. */
+static const char *group_container(const struct proc_model *cur,
+				   const struct proc_model *old)
+{
+	if (cur->container[0])
+		return cur->container;
+	return old ? old->container : "";
+}
+
 static bool in_group(const struct metrics *mx, const struct proc_model *g,
-		     const char *comm, const char *cgroup)
+		     const char *comm, const char *cgroup, const char *id)
 {
 	if (mx->by == METRICS_BY_CGROUP)
 		return g->cgroup && !strcmp(g->cgroup, cgroup);
+	if (keyed_by_id(mx))
+		return !strcmp(g->container, id);
 	return !strcmp(g->comm, comm);
 }
 
-static struct proc_model *group_of(struct metrics *mx, pid_t pid,
-				   const char *comm, const char *cgroup)
+static struct proc_model *new_group(struct metrics *mx)
 {
 	struct model *g = &mx->groups;
+
+	/* Ids in order of appearance keep the array sorted. */
+	return model_proc(g, g->nprocs ? g->procs[g->nprocs - 1].pid + 1 : 1);
+}
+
+static struct proc_model *find_group(struct metrics *mx, const char *comm,
+				     const char *cgroup, const char *id)
+{
+	for (size_t i = 0; i < mx->groups.nprocs; i++)
+		if (in_group(mx, &mx->groups.procs[i], comm, cgroup, id))
+			return &mx->groups.procs[i];
+	return NULL;
+}
+
+/* A live process of CUR is in group G. */
+static bool group_live(const struct metrics *mx, const struct proc_model *g,
+		       const struct model *cur)
+{
+	char buf[POD_UID_LEN + 1];
+
+	for (size_t i = 0; i < cur->nprocs; i++) {
+		const struct proc_model *p = &cur->procs[i];
+
+		if (!p->exited && !strcmp(g->container, group_id(mx,
+		    p->cgroup ? p->cgroup : "", p->container, buf)))
+			return true;
+	}
+	return false;
+}
+
+static struct proc_model *folded_group(struct metrics *mx)
+{
+	struct proc_model *f = find_group(mx, "", "", METRICS_FOLDED);
+
+	if (!f) {
+		f = new_group(mx);
+		snprintf(f->container, sizeof(f->container), METRICS_FOLDED);
+	}
+	return f;
+}
+
+/* Every group without a live process summed into the folded one. */
+static void fold_exited(struct metrics *mx, const struct model *cur)
+{
+	for (size_t i = 0; i < mx->groups.nprocs;) {
+		struct proc_model *g = &mx->groups.procs[i];
+		pid_t folded_pid;
+
+		if (!strcmp(g->container, METRICS_FOLDED) ||
+		    group_live(mx, g, cur)) {
+			i++;
+			continue;
+		}
+		folded_pid = folded_group(mx)->pid;
+		/* folded_group() may have moved the array. */
+		g = &mx->groups.procs[i];
+		proc_grow(model_find(&mx->groups, folded_pid), g, NULL);
+		model_remove(&mx->groups, g->pid);
+	}
+}
+
+static struct proc_model *group_of(struct metrics *mx, const struct model *cur,
+				   pid_t pid, const char *comm,
+				   const char *cgroup, const char *container)
+{
+	char buf[POD_UID_LEN + 1];
+	const char *id = keyed_by_id(mx) ?
+			 group_id(mx, cgroup, container, buf) : "";
 	struct proc_model *p;
 
 	if (mx->by == METRICS_BY_PID) {
-		p = model_proc(g, pid);
+		p = model_proc(&mx->groups, pid);
+	} else if ((p = find_group(mx, comm, cgroup, id))) {
+		/* found */
+	} else if (keyed_by_id(mx) && mx->groups.nprocs >= METRICS_GROUPS_MAX &&
+		   (fold_exited(mx, cur), mx->groups.nprocs >= METRICS_GROUPS_MAX)) {
+		p = folded_group(mx);
 	} else {
-		for (size_t i = 0; i < g->nprocs; i++)
-			if (in_group(mx, &g->procs[i], comm, cgroup))
-				return &g->procs[i];
-		/* Ids in order of appearance keep the array sorted. */
-		p = model_proc(g, g->nprocs ? g->procs[g->nprocs - 1].pid + 1 : 1);
-		if (mx->by == METRICS_BY_CGROUP)
+		p = new_group(mx);
+		if (mx->by != METRICS_BY_COMM)
 			p->cgroup = xstrdup(cgroup);
+		snprintf(p->container, sizeof(p->container), "%s", id);
 	}
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	return p;
@@ -163,8 +280,9 @@ void metrics_update(struct metrics *mx, const struct model *cur)
 		const char *comm = group_comm(p, old);
 
 		if (proc_grew(p, old))
-			proc_grow(group_of(mx, p->pid, comm,
-					   group_cgroup(p, old)), p, old);
+			proc_grow(group_of(mx, cur, p->pid, comm,
+					   group_cgroup(p, old),
+					   group_container(p, old)), p, old);
 	}
 	model_copy(&next, cur);
 	/* An exited process's name and cgroup are kept for when its entry is read again. */
@@ -176,6 +294,9 @@ void metrics_update(struct metrics *mx, const struct model *cur)
 			memcpy(p->comm, old->comm, sizeof(p->comm));
 		if (!p->cgroup && old && old->cgroup)
 			p->cgroup = xstrdup(old->cgroup);
+		if (!p->container[0] && old)
+			memcpy(p->container, old->container,
+			       sizeof(p->container));
 	}
 	model_free(&mx->last);
 	mx->last = next;

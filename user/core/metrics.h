@@ -10,7 +10,23 @@
 
 #include "model.h"
 
-enum metrics_by { METRICS_BY_COMM, METRICS_BY_PID, METRICS_BY_CGROUP };
+enum metrics_by {
+	METRICS_BY_COMM,
+	METRICS_BY_PID,
+	METRICS_BY_CGROUP,
+	METRICS_BY_CONTAINER,	/* its id ("": none) and its pod */
+	METRICS_BY_POD,		/* a Kubernetes pod's UID ("": none) */
+};
+
+/*
+ * Container and pod groups at most: a node runs far fewer at once.  A new
+ * one beyond the cap first folds every group none of whose processes is
+ * alive (exited containers) into the METRICS_FOLDED group; if all are
+ * alive it goes there itself.  Counters stay monotonic: the sum over the
+ * series never goes down, a folded group's own series ends.
+ */
+#define METRICS_GROUPS_MAX	256
+#define METRICS_FOLDED		"_folded"
 
 struct metrics {
 	enum metrics_by by;
@@ -18,6 +34,8 @@ struct metrics {
 	struct model groups;	/* procs[] are the groups' sums */
 };
 
+/* "comm", "pid", ... -> by; -1: no such grouping. */
+int metrics_by_parse(const char *name, enum metrics_by *by);
 /* Adds cur's growth since the last update; cur holds per-process totals. */
 void metrics_update(struct metrics *mx, const struct model *cur);
 /* pid's entries were evicted: a process reusing it starts from zero. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "findings.h"
+#include "metrics.h"
 #include "model.h"
 
 struct report_opts {
@@ -25,8 +26,7 @@ void report_json_compare(FILE *f, const struct model *m,
 			 const struct findings *fs, bool pretty,
 			 const struct compare *cmp);
 struct om_opts {
-	bool pid_label;			/* groups are processes: say which */
-	bool cgroup_label;		/* groups are cgroups: no comm */
+	enum metrics_by by;		/* what a group is: its labels */
 	bool prometheus_text;		/* text format 0.0.4, not OpenMetrics */
 };
 

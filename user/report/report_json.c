@@ -291,6 +291,14 @@ static void json_findings(struct json *j, const struct findings *fs)
 		json_str(j, "fix", f->fix);
 		json_str(j, "runtime", f->runtime);
 		json_str(j, "runtime_fix", f->runtime_fix);
+		json_arr_begin(j, "fixes");
+		for (size_t k = 0; k < f->nfixes; k++) {
+			json_obj_begin(j, NULL);
+			json_str(j, "where", f->fixes[k].where);
+			json_str(j, "how", f->fixes[k].how);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
 		json_cost(j, &f->cost);
 		json_str(j, "see", f->see);
 		json_obj_end(j);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "container.h"
 #include "escape.h"
 #include "hist.h"
 #include "report.h"
@@ -25,17 +26,41 @@ static void label(FILE *f, const char *name, const char *value, bool more)
 	fprintf(f, "\"%s", more ? "," : "");
 }
 
-/* A group is a comm, a cgroup, or one process when series are kept per pid. */
+/*
+ * A container group: its id, short as the runtimes print it ("": not in
+ * a container), and its pod's UID ("": none).
+ */
+static void container_labels(FILE *f, const struct proc_model *p, bool more)
+{
+	char uid[POD_UID_LEN + 1], id[13];
+
+	snprintf(id, sizeof(id), "%.12s", p->container);
+	label(f, "container", id, true);
+	label(f, "pod", p->cgroup && pod_uid(p->cgroup, uid) ? uid : "", more);
+}
+
+/*
+ * A group is a comm, a cgroup, a container, a pod, or one process when
+ * series are kept per pid.
+ */
 static void proc_labels(FILE *f, const struct proc_model *p,
 			const struct om_opts *o, bool more)
 {
 	char pid[16];
 
-	if (o->cgroup_label) {
+	if (o->by == METRICS_BY_CGROUP) {
 		label(f, "cgroup", p->cgroup ? p->cgroup : "?", more);
 		return;
 	}
-	if (o->pid_label) {
+	if (o->by == METRICS_BY_CONTAINER) {
+		container_labels(f, p, more);
+		return;
+	}
+	if (o->by == METRICS_BY_POD) {
+		label(f, "pod", p->container, more);
+		return;
+	}
+	if (o->by == METRICS_BY_PID) {
 		snprintf(pid, sizeof(pid), "%d", p->pid);
 		label(f, "pid", pid, true);
 	}

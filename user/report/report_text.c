@@ -415,6 +415,17 @@ static void print_histograms(FILE *f, const struct model *m,
 	}
 }
 
+/* Where the environment is set (a unit, an image, a profile): the first. */
+static void print_first_place(FILE *f, const struct finding *fd)
+{
+	if (!fd->nfixes || !strcmp(fd->fixes[0].where, "program"))
+		return;
+	fprintf(f, "    fix in the %s: ", fd->fixes[0].where);
+	/* A unit's name comes from the traced program's cgroup. */
+	escape_print(f, fd->fixes[0].how, ESCAPE_TEXT);
+	fputc('\n', f);
+}
+
 /* "cost: 41 ms in the kernel (20 ms/s, 2.0% of a CPU); fixed: -40 ms" */
 static void print_cost(FILE *f, const struct finding_cost *c)
 {
@@ -458,6 +469,7 @@ static void print_findings(FILE *f, const struct findings *fs)
 		if (fd->runtime_fix)
 			fprintf(f, "    fix in %s: %s\n", fd->runtime,
 				fd->runtime_fix);
+		print_first_place(f, fd);
 	}
 }
 

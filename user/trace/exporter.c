@@ -18,7 +18,7 @@ static void name_live_procs(const struct exporter *x, struct model *m)
 
 		if (!p->comm[0])
 			proc_comm(p->pid, p->comm, sizeof(p->comm));
-		if (x->opts->metrics_by_cgroup && !p->cgroup)
+		if (x->opts->metrics_by >= METRICS_BY_CGROUP && !p->cgroup)
 			targets_learn_place(p);
 	}
 }
@@ -26,8 +26,7 @@ static void name_live_procs(const struct exporter *x, struct model *m)
 static void render(struct exporter *x, FILE *f, bool prometheus_text)
 {
 	struct om_opts o = {
-		.pid_label = x->opts->metrics_by_pid,
-		.cgroup_label = x->opts->metrics_by_cgroup,
+		.by = x->opts->metrics_by,
 		.prometheus_text = prometheus_text,
 	};
 
@@ -83,9 +82,7 @@ static char *scrape(void *ctx, bool prometheus_text, size_t *len)
 
 int exporter_start(struct exporter *x, int epfd)
 {
-	x->metrics.by = x->opts->metrics_by_pid ? METRICS_BY_PID :
-			x->opts->metrics_by_cgroup ? METRICS_BY_CGROUP :
-			METRICS_BY_COMM;
+	x->metrics.by = x->opts->metrics_by;
 	if (!x->opts->listen)
 		return 0;
 	return http_listen(&x->http, epfd, x->opts->listen, scrape, x);

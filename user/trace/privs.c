@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -9,24 +10,43 @@
 #include "privs.h"
 #include "util.h"
 
-/*
- * BPF, PERFMON: read the maps, attach --libc probes found later.
- * SYS_PTRACE, DAC_READ_SEARCH: read /proc/PID/environ, maps and root of any
- * user's process.  KILL: forward ^C to a PROG run with -u.  SYS_ADMIN only
- * with --libc: uprobes on libraries seen later may need it.
- */
-static const int kept[] = {
-	CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_KILL,
+#define CAP(c)	(1ull << (c))
+
+uint64_t privs_kept(const struct privs_need *need)
+{
+	uint64_t mask = CAP(CAP_SYS_PTRACE) | CAP(CAP_DAC_READ_SEARCH);
+
+	if (need->signals_prog)
+		mask |= CAP(CAP_KILL);
+	/*
+	 * A uprobe needs CAP_PERFMON, its program CAP_BPF; CAP_SYS_ADMIN for
+	 * libraries and interpreters found later, as at start (uprobes on
+	 * files under another process's root, older kernels' checks).
+	 */
+	if (need->attaches_later)
+		mask |= CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_SYS_ADMIN);
+	return mask;
+}
+
+static const char *const cap_names[] = {
+	[CAP_DAC_READ_SEARCH] = "cap_dac_read_search",
+	[CAP_KILL] = "cap_kill",
+	[CAP_SYS_PTRACE] = "cap_sys_ptrace",
+	[CAP_SYS_ADMIN] = "cap_sys_admin",
+	[CAP_PERFMON] = "cap_perfmon",
+	[CAP_BPF] = "cap_bpf",
 };
 
-static bool is_kept(int cap, bool libc)
+const char *privs_names(uint64_t mask, char *buf, size_t size)
 {
-	if (cap == CAP_SYS_ADMIN)
-		return libc;
-	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
-		if (kept[i] == cap)
-			return true;
-	return false;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t cap = 0; cap < ARRAY_SIZE(cap_names) && len < size; cap++)
+		if (mask & CAP(cap) && cap_names[cap])
+			len += snprintf(buf + len, size - len, "%s%s",
+					len ? "," : "", cap_names[cap]);
+	return buf;
 }
 
 static int last_cap(void)
@@ -39,8 +59,9 @@ static int last_cap(void)
 	return cap;
 }
 
-int drop_privileges(bool libc)
+int drop_privileges(const struct privs_need *need)
 {
+	uint64_t kept = privs_kept(need);
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
@@ -52,7 +73,7 @@ int drop_privileges(bool libc)
 	for (int cap = 0; cap <= last; cap++) {
 		uint32_t bit = 1u << (cap % 32);
 
-		if (is_kept(cap, libc) || cap >= 64)
+		if (cap >= 64 || kept & CAP(cap))
 			continue;
 		data[cap / 32].effective &= ~bit;
 		data[cap / 32].permitted &= ~bit;

@@ -904,7 +904,10 @@ static int session_start(struct session *s)
 
 	if (err)
 		return err;
-	drop_privileges(s->opts.libc);
+	drop_privileges(&(struct privs_need){
+		.signals_prog = s->ops->passes_signals,
+		.attaches_later = s->opts.libc || s->opts.lang,
+	});
 	if (s->opts.interval > 0 &&
 	    add_timer(s, s->opts.interval, &s->timerfd))
 		return EXIT_TOOL_FAILURE;
