@@ -20,6 +20,7 @@
 
 #include "cgroup.h"
 #include "clocks.h"
+#include "clock_cost.h"
 #include "clocktrace.h"
 #include "compare.h"
 #include "exporter.h"
@@ -743,6 +744,22 @@ static void loop_until_done(struct session *s)
 	}
 }
 
+/*
+ * The reads the vDSO could have served that entered the kernel are priced
+ * with this machine's per-read costs: timed once, after the run (they
+ * would slow nothing of PROG's), only when there are such reads.
+ */
+static void time_clock_reads(struct model *m)
+{
+	if (m->clock_cost.known)
+		return;
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (proc_vdso_clock_syscalls(&m->procs[i]) >= CLOCK_SYSCALL_MIN) {
+			clock_cost_measure(&m->clock_cost);
+			return;
+		}
+}
+
 static void finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
@@ -753,6 +770,7 @@ static void finish_model(struct session *s)
 	/* run without --follow ends when PROG did (reap_prog). */
 	if (!s->prog.done.exited || s->opts.follow)
 		s->model.end_ns = now_ns();
+	time_clock_reads(&s->model);
 	for (size_t i = 0; i < s->model.nprocs; i++) {
 		struct proc_model *p = &s->model.procs[i];
 
