@@ -457,12 +457,14 @@ static void tz_children_repeat(const struct model *m, struct findings *out)
 	roles_free(&trees);
 }
 
-static uint64_t vdso_clock_gettimes(const struct proc_model *p)
+/* hres_only: not the COARSE clocks, which the vDSO serves on any clocksource. */
+static uint64_t vdso_clock_gettimes(const struct proc_model *p, bool hres_only)
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < p->nclockids; i++)
-		if (clock_vdso_capable(p->clockids[i].clockid))
+		if (clock_vdso_capable(p->clockids[i].clockid) &&
+		    !(hres_only && clock_is_coarse(p->clockids[i].clockid)))
 			n += p->clockids[i].count;
 	return n;
 }
@@ -470,15 +472,27 @@ static uint64_t vdso_clock_gettimes(const struct proc_model *p)
 uint64_t proc_vdso_clock_syscalls(const struct proc_model *p)
 {
 	return p->kinds[KIND_GETTIMEOFDAY].count + p->kinds[KIND_TIME].count +
-	       vdso_clock_gettimes(p);
+	       vdso_clock_gettimes(p, false);
 }
 
-/* Kernel time of the reads the vDSO could have served. */
-static uint64_t vdso_clock_ns(const struct proc_model *p)
+/*
+ * The reads a clocksource with a vDSO mode would have served (fallback),
+ * or every read the vDSO can serve: time() and the COARSE clocks never
+ * fall back, so as syscalls they were made directly.
+ */
+static uint64_t clock_reads(const struct proc_model *p, bool fallback)
+{
+	return fallback ? p->kinds[KIND_GETTIMEOFDAY].count +
+			  vdso_clock_gettimes(p, true) :
+			  proc_vdso_clock_syscalls(p);
+}
+
+/* Kernel time of those reads. */
+static uint64_t clock_reads_ns(const struct proc_model *p, bool fallback)
 {
 	return p->kinds[KIND_GETTIMEOFDAY].total_ns +
-	       p->kinds[KIND_TIME].total_ns +
-	       clock_share_ns(p, vdso_clock_gettimes(p));
+	       (fallback ? 0 : p->kinds[KIND_TIME].total_ns) +
+	       clock_share_ns(p, vdso_clock_gettimes(p, fallback));
 }
 
 /* Whether the vDSO served the clocks here: by name, or as timed at the end. */
@@ -492,8 +506,8 @@ static bool vdso_serves_clocks(const struct model *m)
 
 static int by_clock_syscalls_desc(const void *a, const void *b)
 {
-	uint64_t x = proc_vdso_clock_syscalls(*(const struct proc_model **)a);
-	uint64_t y = proc_vdso_clock_syscalls(*(const struct proc_model **)b);
+	uint64_t x = clock_reads(*(const struct proc_model **)a, true);
+	uint64_t y = clock_reads(*(const struct proc_model **)b, true);
 
 	return (x < y) - (x > y);
 }
@@ -501,11 +515,11 @@ static int by_clock_syscalls_desc(const void *a, const void *b)
 static char *priced_proc_words(const struct proc_model *p, double saving_ns)
 {
 	char cnt[32], kt[32], sv[32];
-	uint64_t n = proc_vdso_clock_syscalls(p);
+	uint64_t n = clock_reads(p, true);
 
 	return xasprintf("pid %d (%s) %s reads, %s in the kernel%s%s", p->pid,
 			 p->comm, fmt_count(cnt, sizeof(cnt), n),
-			 fmt_duration(kt, sizeof(kt), vdso_clock_ns(p)),
+			 fmt_duration(kt, sizeof(kt), clock_reads_ns(p, true)),
 			 saving_ns > 0 ? ", a switch saves >= " : "",
 			 saving_ns > 0 ?
 			 fmt_duration(sv, sizeof(sv), saving_ns * n) : "");
@@ -591,22 +605,24 @@ static void vdso_clock_findings(const struct model *m, struct findings *out)
 	struct pid_set s = {};
 	uint64_t total = 0, ns = 0;
 	struct finding *f;
+	bool fallback;
 	char *msg;
 
+	if (!m->clocksource[0])
+		return;
+	fallback = !vdso_serves_clocks(m);
 	for (size_t i = 0; i < m->nprocs; i++) {
-		uint64_t n = proc_vdso_clock_syscalls(&m->procs[i]);
+		uint64_t n = clock_reads(&m->procs[i], fallback);
 
 		if (n >= CLOCK_SYSCALL_MIN) {
 			pid_set_add(&s, m->procs[i].pid);
 			total += n;
-			ns += vdso_clock_ns(&m->procs[i]);
+			ns += clock_reads_ns(&m->procs[i], fallback);
 		}
 	}
-	if (!s.n || !m->clocksource[0]) {
-		free(s.v);
+	if (!s.n)
 		return;
-	}
-	if (!vdso_serves_clocks(m)) {
+	if (fallback) {
 		vdso_fallback(m, &s, total, ns, out);
 		return;
 	}
