@@ -469,7 +469,7 @@ static uint64_t vdso_clock_gettimes(const struct proc_model *p, bool hres_only)
 	return n;
 }
 
-uint64_t proc_vdso_clock_syscalls(const struct proc_model *p)
+static uint64_t proc_vdso_clock_syscalls(const struct proc_model *p)
 {
 	return p->kinds[KIND_GETTIMEOFDAY].count + p->kinds[KIND_TIME].count +
 	       vdso_clock_gettimes(p, false);
@@ -495,7 +495,7 @@ static uint64_t clock_reads_ns(const struct proc_model *p, bool fallback)
 	       clock_share_ns(p, vdso_clock_gettimes(p, fallback));
 }
 
-/* Whether the vDSO served the clocks here: by name, or as timed at the end. */
+/* Whether the vDSO served the clocks here: by name, or as timed at start. */
 static bool vdso_serves_clocks(const struct model *m)
 {
 	return clocksource_has_vdso(m->clocksource) &&

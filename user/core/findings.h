@@ -67,9 +67,6 @@ struct findings {
 	size_t n;
 };
 
-/* Reads of clocks the vDSO can serve that entered the kernel. */
-uint64_t proc_vdso_clock_syscalls(const struct proc_model *p);
-
 void findings_build(const struct model *m, struct findings *out);
 void findings_free(struct findings *f);
 

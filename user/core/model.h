@@ -181,7 +181,7 @@ struct model {
 	int exit_signal;
 	uint64_t losses[LOSS_MAX];
 	char clocksource[64];
-	/* Timed at the end when reads the vDSO could serve entered the kernel. */
+	/* Timed at start, before anything is attached. */
 	struct clock_read_cost clock_cost;
 	struct kernel_run kernel;
 	bool libc_enabled;

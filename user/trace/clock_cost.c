@@ -14,8 +14,8 @@
 #include "clock_cost.h"
 #include "util.h"
 
-#define COST_CALLS	500
-#define COST_TRIALS	9
+#define COST_CALLS	200
+#define COST_TRIALS	7
 
 enum read_way { BY_SYSCALL, BY_LIBC };
 

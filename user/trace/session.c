@@ -246,6 +246,12 @@ static int session_setup(struct session *s)
 	s->exporter.trace_all = s->ops->trace_all;
 	s->exporter.collect = collect_for_scrape;
 	s->exporter.ctx = s;
+	/*
+	 * What a clock read costs here, to price the reads the vDSO could
+	 * have served (vdso-fallback): timed before anything is attached,
+	 * as our own tracing would slow every syscall timed (a few ms).
+	 */
+	clock_cost_measure(&s->model.clock_cost);
 	if (tracer_open(&s->tracer, &o) ||
 	    exporter_start(&s->exporter, s->epfd))
 		return -1;
@@ -744,22 +750,6 @@ static void loop_until_done(struct session *s)
 	}
 }
 
-/*
- * The reads the vDSO could have served that entered the kernel are priced
- * with this machine's per-read costs: timed once, after the run (they
- * would slow nothing of PROG's), only when there are such reads.
- */
-static void time_clock_reads(struct model *m)
-{
-	if (m->clock_cost.known)
-		return;
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (proc_vdso_clock_syscalls(&m->procs[i]) >= CLOCK_SYSCALL_MIN) {
-			clock_cost_measure(&m->clock_cost);
-			return;
-		}
-}
-
 static void finish_model(struct session *s)
 {
 	tracer_poll_events(&s->tracer);
@@ -770,7 +760,6 @@ static void finish_model(struct session *s)
 	/* run without --follow ends when PROG did (reap_prog). */
 	if (!s->prog.done.exited || s->opts.follow)
 		s->model.end_ns = now_ns();
-	time_clock_reads(&s->model);
 	for (size_t i = 0; i < s->model.nprocs; i++) {
 		struct proc_model *p = &s->model.procs[i];
 
@@ -876,6 +865,7 @@ static void reset_run(struct session *s)
 	};
 
 	memcpy(m.clocksource, s->model.clocksource, sizeof(m.clocksource));
+	m.clock_cost = s->model.clock_cost;
 	model_free(&s->model);
 	s->model = m;
 	s->exits_seen = 0;
