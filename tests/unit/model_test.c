@@ -108,6 +108,75 @@ static void test_clock_findings_depend_on_clocksource(void **state)
 	model_free(&m);
 }
 
+static const struct finding *find(const struct findings *fs, const char *id)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].id, id))
+			return &fs->v[i];
+	return NULL;
+}
+
+/* Two processes whose CLOCK_MONOTONIC reads entered the kernel. */
+static void seed_fallback(struct model *m, const char *cs)
+{
+	seed_model(m, 0, 0);
+	strcpy(m->clocksource, cs);
+	add_stats(model_proc(m, 100), KIND_CLOCK_GETTIME, 3000);
+	model_add_clockid(model_proc(m, 100), 1, 3000);
+	strcpy(model_proc(m, 101)->comm, "tzloop");
+	add_stats(model_proc(m, 101), KIND_CLOCK_GETTIME, 1000);
+	model_add_clockid(model_proc(m, 101), 1, 1000);
+	m->clock_cost = (struct clock_read_cost){
+		.known = true, .syscall_ns = 900, .libc_ns = 910,
+		.coarse_syscall_ns = 150, .coarse_vdso_ns = 10,
+	};
+}
+
+/*
+ * vdso-fallback is priced per process: reads x what the kernel's entry and
+ * exit cost here; it also fires where the clocksource's name has a vDSO
+ * mode but the reads timed through the C library cost a syscall.
+ */
+static void test_vdso_fallback_priced_per_process(void **state)
+{
+	const struct finding *f;
+	struct findings fs;
+	struct model m;
+
+	(void)state;
+	seed_fallback(&m, "hpet");
+	/* time() and the COARSE clocks never fall back: not this finding's. */
+	add_stats(model_proc(&m, 100), KIND_TIME, 5000);
+	model_add_clockid(model_proc(&m, 101), 6, 500);
+	findings_build(&m, &fs);
+	f = find(&fs, "vdso-fallback");
+	assert_non_null(f);
+	assert_int_equal(f->npids, 2);
+	assert_int_equal(f->cost.saving_ns, 4000 * 140);
+	assert_int_equal(f->cost.kernel_ns, 4000 * 1000);
+	assert_non_null(strstr(f->message, "pid 100 (tzloop) 3,000 reads"));
+	assert_non_null(strstr(f->message, "pid 101 (tzloop) 1,000 reads"));
+	assert_true(strstr(f->message, "pid 100") < strstr(f->message, "pid 101"));
+	assert_non_null(strstr(f->message, "has no vDSO mode"));
+	assert_false(has_finding(&fs, "clock-syscall-bypass"));
+	findings_free(&fs);
+	model_free(&m);
+
+	seed_fallback(&m, "kvm-clock");
+	findings_build(&m, &fs);
+	f = find(&fs, "vdso-fallback");
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "fell back"));
+	findings_free(&fs);
+	/* Served: the program made the syscalls itself. */
+	m.clock_cost.libc_ns = 25;
+	findings_build(&m, &fs);
+	assert_false(has_finding(&fs, "vdso-fallback"));
+	assert_true(has_finding(&fs, "clock-syscall-bypass"));
+	findings_free(&fs);
+	model_free(&m);
+}
+
 static void test_missing_tz_file_is_a_finding(void **state)
 {
 	struct findings fs;
@@ -307,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_model_keeps_pids_sorted),
 		cmocka_unit_test(test_json_report_has_the_contract_fields),
 		cmocka_unit_test(test_report_names_the_kernel_variant),
+		cmocka_unit_test(test_vdso_fallback_priced_per_process),
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_cli_bench_doctor),
 	};

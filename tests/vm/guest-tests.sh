@@ -33,6 +33,7 @@ libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exa
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
 vdso_sampled		small,full	run --vdso: the perf_event sampler loads and samples each process, nothing lost
+vdso_fallback		small,full	run and doctor: on hpet every vDSO read enters the kernel, exact per process, priced by vdso-fallback; none where the vDSO serves
 doctor_agrees		small,full	doctor: its verdict agrees with what run did
 leftovers		small,full	no BPF program, map or link is left after clocktrace exits
 kernel_log		small,full	the kernel logged no warning, bug, lockup or stall
@@ -514,6 +515,47 @@ t_vdso_sampled()
 	[ "$(vdso_fallback_per_process)" = 0 ] || return 0
 	s=$(jq '[.processes[].vdso.by_function.clock_gettime.samples // 0] | add' "$W/vd.json")
 	[ "$s" -gt 0 ] || fail "no sample in the vDSO's clock_gettime" "$W/vd.err"
+}
+
+# hpet has no vDSO mode: each of vdsoloop's clock_gettime(CLOCK_MONOTONIC)
+# is a syscall, counted exactly per process and priced by vdso-fallback;
+# its time() calls never fall back.  A guest whose clocksource has a vDSO
+# mode (arm64's arch_sys_counter) must get none of it.
+t_vdso_fallback()
+{
+	"$CT" run --json -o "$W/vf.json" -- "$TOOLS/vdsoloop" -n 2000 -t 100 \
+		-c 1 > "$W/vf.wl" 2> "$W/vf.err" ||
+		fail "run failed" "$W/vf.err" || return 1
+	[ "$(grep -c '^WORKLOAD ' "$W/vf.wl")" -eq 2 ] ||
+		fail "vdsoloop did not report 2 processes" "$W/vf.wl" || return 1
+	"$CT" doctor > "$W/vf.doctor" 2>&1
+	n=$(jq '[.findings[] | select(.id == "vdso-fallback")] | length' "$W/vf.json")
+	if [ "$(vdso_fallback_per_process)" = 0 ]; then
+		[ "$n" -eq 0 ] || fail "vdso-fallback where the vDSO serves" \
+			"$W/vf.json" || return 1
+		grep -q '^ok    clocksource: .*the vDSO serves the clocks' "$W/vf.doctor" ||
+			fail "doctor does not say the vDSO serves" "$W/vf.doctor"
+		return
+	fi
+	while read -r _ pid _ _ cg _; do
+		pid=${pid#pid=} cg=${cg#vdso_clock_gettime=}
+		got=$(jq --argjson p "$pid" '.processes[] | select(.pid == $p) |
+			.clock_ids.CLOCK_MONOTONIC // 0' "$W/vf.json")
+		[ "$got" = "$cg" ] && [ "$cg" = 2000 ] ||
+			{ fail "pid $pid: $got CLOCK_MONOTONIC syscalls, made $cg"; return 1; }
+		jq -e --argjson p "$pid" '.findings[] | select(.id == "vdso-fallback") |
+			.pids | index($p)' "$W/vf.json" > /dev/null ||
+			{ fail "pid $pid not in vdso-fallback" "$W/vf.json"; return 1; }
+		grep -q "pid $pid (vdsoloop) 2,000 reads" "$W/vf.json" ||
+			{ fail "pid $pid not priced" "$W/vf.json"; return 1; }
+	done < "$W/vf.wl"
+	jq -c '.findings[] | select(.id == "vdso-fallback") | .cost' "$W/vf.json" |
+		sed 's/^/VMINFO vdso_fallback_cost /'
+	jq -e '.findings[] | select(.id == "vdso-fallback") | .cost.saving_ns > 0' \
+		"$W/vf.json" > /dev/null || fail "no saving priced" "$W/vf.json" ||
+		return 1
+	grep -q '^warn  clocksource: .* has no vDSO mode: .* saves at least' "$W/vf.doctor" ||
+		fail "doctor does not price a switch" "$W/vf.doctor"
 }
 
 t_doctor_agrees()

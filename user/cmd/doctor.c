@@ -11,6 +11,7 @@
 #endif
 
 #include "cli.h"
+#include "clock_cost.h"
 #include "clocks.h"
 #include "doctor.h"
 #include "doctor_proc.h"
@@ -183,18 +184,27 @@ static void check_attach(struct checks *c, const struct kernel_features *kf)
 			  "raw syscall tracepoints", kf->attach_why);
 }
 
-/* An available clocksource the vDSO can read, to suggest; NULL if none. */
-static const char *vdso_alternative(char *avail)
+/*
+ * Another available clocksource the vDSO can read, to suggest; NULL if
+ * none.
+ */
+static const char *vdso_alternative(char *avail, const char *cs)
 {
 	for (char *s = strtok(avail, " "); s; s = strtok(NULL, " "))
-		if (clocksource_has_vdso(s))
+		if (clocksource_has_vdso(s) && strcmp(s, cs))
 			return s;
 	return NULL;
 }
 
+/*
+ * The clocksource, whether the vDSO serves the clocks with it (by name and
+ * as timed: a mode can be withdrawn), and what a read costs each way here:
+ * the price the vdso-fallback finding puts on every read that enters.
+ */
 static void check_clocksource(struct checks *c, char *cs, size_t size)
 {
 	char avail[256] = "", copy[256];
+	struct clock_read_cost cost;
 	const char *alt;
 
 	if (read_clocksource(cs, size, "current_clocksource")) {
@@ -204,16 +214,24 @@ static void check_clocksource(struct checks *c, char *cs, size_t size)
 		return;
 	}
 	read_clocksource(avail, sizeof(avail), "available_clocksource");
-	if (clocksource_has_vdso(cs)) {
-		check_add(c, "clocksource", CHECK_OK, "%s (available: %s)",
-			  cs, avail);
+	clock_cost_measure(&cost);
+	if (clocksource_has_vdso(cs) && !clock_cost_falls_back(&cost)) {
+		check_add(c, "clocksource", CHECK_OK, "%s (available: %s): the "
+			  "vDSO serves the clocks, %.0f ns a read here against "
+			  "%.0f ns by syscall", cs, avail, cost.libc_ns,
+			  cost.syscall_ns);
 		return;
 	}
 	snprintf(copy, sizeof(copy), "%s", avail);
-	alt = vdso_alternative(copy);
-	check_add(c, "clocksource", CHECK_WARN, "%s has no vDSO mode: every "
-		  "clock_gettime() enters the kernel (available: %s)%s%s%s",
-		  cs, avail, alt ? "; try: echo " : "", alt ? alt : "",
+	alt = vdso_alternative(copy, cs);
+	check_add(c, "clocksource", CHECK_WARN, "%s %s: every clock_gettime() "
+		  "enters the kernel, %.0f ns a read here (available: %s); a "
+		  "clocksource with a vDSO mode saves at least %.0f ns a read, "
+		  "the kernel's entry and exit%s%s%s", cs,
+		  clocksource_has_vdso(cs) ? "has a vDSO mode but the vDSO "
+		  "fell back to the kernel" : "has no vDSO mode",
+		  cost.libc_ns, avail, clock_cost_saving_ns(&cost),
+		  alt ? "; try: echo " : "", alt ? alt : "",
 		  alt ? " > " CS_DIR "/current_clocksource" : "");
 }
 

@@ -110,7 +110,7 @@ static const struct option_doc docs[] = {
 	  "estimate the clock reads the vDSO serves (never in the kernel) "
 	  "by sampling CPU time, with 95% intervals" },
 	{ { "vdso-rate", required_argument, NULL, OPT_VDSO_RATE }, M_ALL, "HZ",
-	  "--vdso: samples per second of CPU time, 1 to 20000 (default 999)" },
+	  "--vdso: samples per second of CPU time, 1 to 20000 (default 299)" },
 	{ { "user", required_argument, NULL, 'u' }, M_RUN, "USER",
 	  "run PROG as USER (uid, gid, groups, HOME)" },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, M_RUN, NULL,

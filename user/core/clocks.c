@@ -159,3 +159,16 @@ bool vdso_mapped(void)
 {
 	return getauxval(AT_SYSINFO_EHDR) != 0;
 }
+
+bool clock_cost_falls_back(const struct clock_read_cost *c)
+{
+	return c->known && c->syscall_ns > 0 &&
+	       c->libc_ns >= CLOCK_FALLBACK_RATIO * c->syscall_ns;
+}
+
+double clock_cost_saving_ns(const struct clock_read_cost *c)
+{
+	double d = c->coarse_syscall_ns - c->coarse_vdso_ns;
+
+	return c->known && d > 0 ? d : 0;
+}

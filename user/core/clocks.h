@@ -45,4 +45,33 @@ bool clock_vdso_serves(int32_t clk, const char *clocksource, bool have_vdso,
 /* Whether this process has a vDSO mapped (AT_SYSINFO_EHDR). */
 bool vdso_mapped(void);
 
+/*
+ * What one clock read costs on this machine (user/trace/clock_cost.c
+ * times it; bench's table has the same rows): the price of the reads the
+ * vDSO could have served but the kernel did.
+ */
+struct clock_read_cost {
+	bool known;
+	double syscall_ns;	/* CLOCK_MONOTONIC by syscall(2) */
+	double libc_ns;		/* the same through the C library */
+	double coarse_syscall_ns;	/* CLOCK_MONOTONIC_COARSE by syscall(2) */
+	double coarse_vdso_ns;	/* the same through the vDSO: never falls back */
+};
+/* A library read costing this share of the syscall's made one. */
+#define CLOCK_FALLBACK_RATIO	0.7
+/*
+ * The vDSO did not serve CLOCK_MONOTONIC here although it is mapped:
+ * the clocksource has no vDSO mode, or its mode was withdrawn (kvm-clock
+ * without a stable TSC, a TSC found unstable).
+ */
+bool clock_cost_falls_back(const struct clock_read_cost *c);
+/*
+ * ns a read saves, at the least, once the vDSO serves it: the kernel's
+ * entry and exit (the COARSE read by syscall less the same in the vDSO),
+ * a floor whatever the new clocksource's own read costs as long as it is
+ * no slower than the current one's (tsc against hpet or acpi_pm).  0 when
+ * unknown.
+ */
+double clock_cost_saving_ns(const struct clock_read_cost *c);
+
 #endif /* CLOCKTRACE_CLOCKS_H */

@@ -460,61 +460,173 @@ static void tz_children_repeat(const struct model *m, struct findings *out)
 	roles_free(&trees);
 }
 
-static uint64_t vdso_clock_gettimes(const struct proc_model *p)
+/* hres_only: not the COARSE clocks, which the vDSO serves on any clocksource. */
+static uint64_t vdso_clock_gettimes(const struct proc_model *p, bool hres_only)
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < p->nclockids; i++)
-		if (clock_vdso_capable(p->clockids[i].clockid))
+		if (clock_vdso_capable(p->clockids[i].clockid) &&
+		    !(hres_only && clock_is_coarse(p->clockids[i].clockid)))
 			n += p->clockids[i].count;
 	return n;
 }
 
-static uint64_t vdso_clock_syscalls(const struct proc_model *p)
+static uint64_t proc_vdso_clock_syscalls(const struct proc_model *p)
 {
 	return p->kinds[KIND_GETTIMEOFDAY].count + p->kinds[KIND_TIME].count +
-	       vdso_clock_gettimes(p);
+	       vdso_clock_gettimes(p, false);
 }
 
-/* Kernel time of the reads the vDSO could have served. */
-static uint64_t vdso_clock_ns(const struct proc_model *p)
+/*
+ * The reads a clocksource with a vDSO mode would have served (fallback),
+ * or every read the vDSO can serve: time() and the COARSE clocks never
+ * fall back, so as syscalls they were made directly.
+ */
+static uint64_t clock_reads(const struct proc_model *p, bool fallback)
+{
+	return fallback ? p->kinds[KIND_GETTIMEOFDAY].count +
+			  vdso_clock_gettimes(p, true) :
+			  proc_vdso_clock_syscalls(p);
+}
+
+/* Kernel time of those reads. */
+static uint64_t clock_reads_ns(const struct proc_model *p, bool fallback)
 {
 	return p->kinds[KIND_GETTIMEOFDAY].total_ns +
-	       p->kinds[KIND_TIME].total_ns +
-	       clock_share_ns(p, vdso_clock_gettimes(p));
+	       (fallback ? 0 : p->kinds[KIND_TIME].total_ns) +
+	       clock_share_ns(p, vdso_clock_gettimes(p, fallback));
+}
+
+/* Whether the vDSO served the clocks here: by name, or as timed at start. */
+static bool vdso_serves_clocks(const struct model *m)
+{
+	return clocksource_has_vdso(m->clocksource) &&
+	       !clock_cost_falls_back(&m->clock_cost);
+}
+
+#define PROCS_PRICED	3
+
+static int by_clock_syscalls_desc(const void *a, const void *b)
+{
+	uint64_t x = clock_reads(*(const struct proc_model **)a, true);
+	uint64_t y = clock_reads(*(const struct proc_model **)b, true);
+
+	return (x < y) - (x > y);
+}
+
+static char *priced_proc_words(const struct proc_model *p, double saving_ns)
+{
+	char cnt[32], kt[32], sv[32];
+	uint64_t n = clock_reads(p, true);
+
+	return xasprintf("pid %d (%s) %s reads, %s in the kernel%s%s", p->pid,
+			 p->comm, fmt_count(cnt, sizeof(cnt), n),
+			 fmt_duration(kt, sizeof(kt), clock_reads_ns(p, true)),
+			 saving_ns > 0 ? ", a switch saves >= " : "",
+			 saving_ns > 0 ?
+			 fmt_duration(sv, sizeof(sv), saving_ns * n) : "");
+}
+
+/*
+ * "pid 12 (app) 40,000 reads, 9.1 ms in the kernel, a switch saves >=
+ * 3.2 ms" for the processes with the most reads.
+ */
+static char *priced_procs_words(const struct model *m, const struct pid_set *s,
+				double saving_ns)
+{
+	const struct proc_model **v = xcalloc(s->n, sizeof(*v));
+	char *out = xstrdup("");
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if ((v[n] = model_find(m, s->v[i])))
+			n++;
+	qsort(v, n, sizeof(*v), by_clock_syscalls_desc);
+	for (size_t k = 0; k < n && k < PROCS_PRICED; k++) {
+		char *one = priced_proc_words(v[k], saving_ns);
+		char *next = xasprintf("%s%s%s", out, k ? "; " : "", one);
+
+		free(one);
+		free(out);
+		out = next;
+	}
+	free(v);
+	return out;
+}
+
+/* Why the vDSO did not serve them, and what a read costs each way here. */
+static char *fallback_words(const struct model *m)
+{
+	const struct clock_read_cost *c = &m->clock_cost;
+
+	if (!c->known)
+		return xasprintf("the clocksource '%s' has no vDSO mode, so "
+				 "every read is a syscall", m->clocksource);
+	return xasprintf("%s, so every read is a syscall: %.0f ns a read "
+			 "here by syscall, %.0f ns through the C library; the "
+			 "vDSO would spare at least the kernel's entry and exit, "
+			 "%.0f ns a read (CLOCK_MONOTONIC_COARSE: %.0f ns by "
+			 "syscall, %.0f ns in the vDSO)",
+			 clocksource_has_vdso(m->clocksource) ?
+			 "the vDSO fell back to the kernel although the "
+			 "clocksource has a vDSO mode" :
+			 "the clocksource has no vDSO mode",
+			 c->syscall_ns, c->libc_ns, clock_cost_saving_ns(c),
+			 c->coarse_syscall_ns, c->coarse_vdso_ns);
+}
+
+/*
+ * Reads a vDSO-capable clocksource would have served that entered the
+ * kernel, priced per process: the kernel time measured, and what a
+ * switch saves at the least (reads x the per-read saving timed here).
+ */
+static void vdso_fallback(const struct model *m, struct pid_set *s,
+			  uint64_t total, uint64_t ns, struct findings *out)
+{
+	double per_read = clock_cost_saving_ns(&m->clock_cost);
+	char *why = fallback_words(m), *procs, *msg;
+	struct finding *f;
+
+	procs = priced_procs_words(m, s, per_read);
+	msg = xasprintf("%llu reads of vDSO-capable clocks entered the kernel "
+			"in %zu process%s (clocksource '%s'): %s; %s",
+			(unsigned long long)total, s->n, s->n == 1 ? "" : "es",
+			m->clocksource, why, procs);
+	free(why);
+	free(procs);
+	f = add(out, "vdso-fallback", "warning", s, msg,
+		xstrdup("switch to a clocksource the vDSO serves (tsc, "
+			"kvm-clock with a stable TSC): see "
+			"/sys/devices/system/clocksource/clocksource0/"
+			"available_clocksource"));
+	set_cost(f, m, ns, (uint64_t)(per_read * total));
 }
 
 static void vdso_clock_findings(const struct model *m, struct findings *out)
 {
-	bool has_vdso = m->clocksource[0] && clocksource_has_vdso(m->clocksource);
 	struct pid_set s = {};
 	uint64_t total = 0, ns = 0;
 	struct finding *f;
+	bool fallback;
 	char *msg;
 
+	if (!m->clocksource[0])
+		return;
+	fallback = !vdso_serves_clocks(m);
 	for (size_t i = 0; i < m->nprocs; i++) {
-		uint64_t n = vdso_clock_syscalls(&m->procs[i]);
+		uint64_t n = clock_reads(&m->procs[i], fallback);
 
 		if (n >= CLOCK_SYSCALL_MIN) {
 			pid_set_add(&s, m->procs[i].pid);
 			total += n;
-			ns += vdso_clock_ns(&m->procs[i]);
+			ns += clock_reads_ns(&m->procs[i], fallback);
 		}
 	}
-	if (!s.n || !m->clocksource[0])
+	if (!s.n)
 		return;
-	if (!has_vdso) {
-		msg = xasprintf("%llu reads of vDSO-capable clocks entered the "
-				"kernel in %zu process%s: the clocksource '%s' "
-				"has no vDSO mode, so every read is a syscall",
-				(unsigned long long)total, s.n,
-				s.n == 1 ? "" : "es", m->clocksource);
-		f = add(out, "vdso-fallback", "warning", &s, msg,
-			xstrdup("switch to a clocksource the vDSO serves (tsc, "
-				"kvm-clock with a stable TSC): see "
-				"/sys/devices/system/clocksource/clocksource0/"
-				"available_clocksource"));
-		set_cost(f, m, ns, ns);
+	if (fallback) {
+		vdso_fallback(m, &s, total, ns, out);
 		return;
 	}
 	msg = xasprintf("%llu reads of vDSO-capable clocks entered the kernel in "

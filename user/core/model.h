@@ -16,6 +16,7 @@
 #include "attach_mode.h"
 #include "bpf_features.h"
 #include "clocktrace.h"
+#include "clocks.h"
 #include "vdso_est.h"
 
 struct tz_path_stat {
@@ -180,6 +181,8 @@ struct model {
 	int exit_signal;
 	uint64_t losses[LOSS_MAX];
 	char clocksource[64];
+	/* Timed at start, before anything is attached. */
+	struct clock_read_cost clock_cost;
 	struct kernel_run kernel;
 	bool libc_enabled;
 	struct libc_run libc;

@@ -39,8 +39,9 @@ struct interval wilson_share(uint64_t k, uint64_t n, double z)
 	centre = (p + z2n / 2) / (1 + z2n);
 	half = z * sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
 	r.estimate = p;
-	r.low = centre - half > 0 ? centre - half : 0;
-	r.high = centre + half < 1 ? centre + half : 1;
+	/* Exactly 0 and 1 at the ends, whatever the rounding. */
+	r.low = k && centre - half > 0 ? centre - half : 0;
+	r.high = k < n && centre + half < 1 ? centre + half : 1;
 	return r;
 }
 
@@ -66,8 +67,12 @@ static void attribute_helpers(const struct vdso_samples *s, uint64_t fn[])
 	uint64_t other = s->fn[VDSO_FN_OTHER], to_cg;
 
 	memcpy(fn, s->fn, sizeof(s->fn));
+	/*
+	 * Nothing to share them by (a short run: the helper is most of the
+	 * function): clock_gettime, the entry every clock goes through.
+	 */
 	if (!cg && !gtod)
-		return;
+		cg = 1;
 	to_cg = (uint64_t)((double)other * cg / (cg + gtod) + 0.5);
 	fn[VDSO_FN_CLOCK_GETTIME] += to_cg;
 	fn[VDSO_FN_GETTIMEOFDAY] += other - to_cg;
@@ -75,10 +80,29 @@ static void attribute_helpers(const struct vdso_samples *s, uint64_t fn[])
 }
 
 /*
- * Each function's calls from its own samples' Wilson interval, over its
- * cost's range (low time over high cost, high time over low cost); the total's
- * bounds add the functions' half-widths in quadrature (independent
- * errors, a normal approximation).  A function never sampled adds nothing.
+ * The interval of time / cost, each with its own relative error, in log
+ * space (ratios): the sampling error's half-widths (Wilson, asymmetric)
+ * and the cost's 95% half-width added in quadrature, as independent
+ * errors.  No sample below the estimate: the low bound is 0.
+ */
+static struct interval calls_of(struct interval t, const struct vdso_cost *c)
+{
+	double hc = log1p(VDSO_Z * c->rel_sd), down, up;
+	struct interval r;
+
+	r.estimate = t.estimate / c->median;
+	down = t.low > 0 ? log(t.estimate / t.low) : INFINITY;
+	up = log(t.high / t.estimate);
+	r.low = r.estimate * exp(-sqrt(down * down + hc * hc));
+	r.high = r.estimate * exp(sqrt(up * up + hc * hc));
+	return r;
+}
+
+/*
+ * Each function's calls from its own samples' Wilson interval and its
+ * cost; the total's bounds add the functions' half-widths in quadrature
+ * (independent errors, a normal approximation).  A function never
+ * sampled adds nothing.
  */
 void vdso_estimate(const struct vdso_samples *s, double period_ns,
 		   const struct vdso_cost cost[VDSO_FN_MAX],
@@ -92,15 +116,13 @@ void vdso_estimate(const struct vdso_samples *s, double period_ns,
 	e->calls = (struct interval){ 0, 0, 0 };
 	attribute_helpers(s, fn);
 	for (int f = 0; f < VDSO_FN_MAX; f++) {
-		struct interval c, t;
+		struct interval c;
 
 		e->fn_calls[f] = (struct interval){ 0, 0, 0 };
 		if (cost[f].median <= 0 || !fn[f])
 			continue;
-		t = scaled(wilson_share(fn[f], s->total, VDSO_Z), cpu_ns);
-		c.estimate = t.estimate / cost[f].median;
-		c.low = t.low / cost[f].high;
-		c.high = t.high / cost[f].low;
+		c = calls_of(scaled(wilson_share(fn[f], s->total, VDSO_Z),
+				    cpu_ns), &cost[f]);
 		e->fn_calls[f] = c;
 		e->calls.estimate += c.estimate;
 		below += (c.estimate - c.low) * (c.estimate - c.low);
@@ -119,18 +141,63 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-struct vdso_cost vdso_cost_of(double *trials, unsigned int n)
+/* The q-quantile of n sorted values (nearest rank). */
+static double quantile(const double *v, unsigned int n, double q)
 {
-	struct vdso_cost c = { 0, 0, 0 };
+	return v[(unsigned int)(q * (n - 1) + 0.5)];
+}
+
+/*
+ * The SD of the medians of consecutive batches of VDSO_COST_BATCH trials,
+ * robustly: 1.4826 x their median absolute deviation (a batch that a
+ * burst of load slowed whole is one batch, not the spread).
+ */
+static double batch_median_sd(const double *d, unsigned int n)
+{
+	double med[VDSO_COST_BATCHES_MAX], b[VDSO_COST_BATCH], mid;
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i + VDSO_COST_BATCH <= n &&
+	     k < VDSO_COST_BATCHES_MAX; i += VDSO_COST_BATCH) {
+		memcpy(b, d + i, sizeof(b));
+		qsort(b, VDSO_COST_BATCH, sizeof(*b), cmp_double);
+		med[k++] = quantile(b, VDSO_COST_BATCH, 0.5);
+	}
+	if (k < 2)
+		return 0;
+	qsort(med, k, sizeof(*med), cmp_double);
+	mid = quantile(med, k, 0.5);
+	for (unsigned int i = 0; i < k; i++)
+		med[i] = fabs(med[i] - mid);
+	qsort(med, k, sizeof(*med), cmp_double);
+	return 1.4826 * quantile(med, k, 0.5);
+}
+
+struct vdso_cost vdso_cost_of(double *f, double *e, unsigned int n)
+{
+	struct vdso_cost c = { 0, 0, 0, 0 };
+	double body, half, sd_load, sd_call;
 
 	if (!n)
 		return c;
-	qsort(trials, n, sizeof(*trials), cmp_double);
+	/* Each trial less the empty loop's beside it: a slow moment cancels. */
+	for (unsigned int i = 0; i < n; i++)
+		f[i] -= e[i];
+	sd_load = batch_median_sd(f, n);
+	qsort(f, n, sizeof(*f), cmp_double);
+	qsort(e, n, sizeof(*e), cmp_double);
+	body = quantile(f, n, 0.5);
 	/* Below VDSO_COST_MIN_NS the loop's own cost swamps it: unknown. */
-	if (trials[n / 2] < VDSO_COST_MIN_NS)
+	if (body < VDSO_COST_MIN_NS)
 		return c;
-	c.median = trials[n / 2];
-	c.low = trials[n / 10];
-	c.high = trials[n - 1 - n / 10];
+	half = quantile(e, n, 0.5) / 2;
+	sd_call = half / sqrt(3);
+	c.median = body;
+	c.rel_sd = sqrt((sd_load * sd_load + sd_call * sd_call) /
+			(c.median * c.median) + VDSO_COST_GAP * VDSO_COST_GAP);
+	c.low = c.median * (1 - VDSO_Z * c.rel_sd);
+	c.high = c.median * (1 + VDSO_Z * c.rel_sd);
+	if (c.low < 0)
+		c.low = 0;
 	return c;
 }

@@ -53,7 +53,8 @@ void report_vdso_json_proc(struct json *j, const struct model *m,
 void report_vdso_json_run(struct json *j, const struct model *m)
 {
 	json_obj_begin(j, "vdso");
-	json_str(j, "method", "cpu-clock sampling; Wilson 95% interval");
+	json_str(j, "method", "cpu-clock sampling; 95% interval: Wilson on "
+		 "the samples' share, for calls with the per-call cost's error");
 	json_u64(j, "period_ns", llround(m->vdso_period_ns));
 	json_obj_begin(j, "ns_per_call");
 	for (int f = 0; f < VDSO_FN_OTHER; f++) {
@@ -65,6 +66,7 @@ void report_vdso_json_run(struct json *j, const struct model *m)
 		json_double(j, "median", c->median);
 		json_double(j, "low", c->low);
 		json_double(j, "high", c->high);
+		json_double(j, "rel_sd", c->rel_sd);
 		json_obj_end(j);
 	}
 	json_obj_end(j);
@@ -89,12 +91,13 @@ void report_vdso_text(FILE *f, const struct model *m)
 	fprintf(f, "\nvDSO clock reads (--vdso): an ESTIMATE from sampling CPU "
 		"time every %.0f us;\n  time = samples in the vDSO x period, "
 		"95%% Wilson interval on their share of\n  the process's "
-		"samples; calls = time / ns per call measured here (",
-		m->vdso_period_ns / 1e3);
+		"samples; calls = time / ns per call timed here, the interval\n"
+		"  widened by that cost's own error (", m->vdso_period_ns / 1e3);
 	for (int fn = 0, first = 1; fn < VDSO_FN_OTHER; fn++)
 		if (m->vdso_cost[fn].median > 0) {
-			fprintf(f, "%s%s %.1f ns", first ? "" : ", ",
-				vdso_fn_name(fn), m->vdso_cost[fn].median);
+			fprintf(f, "%s%s %.1f ns +-%.0f%%", first ? "" : ", ",
+				vdso_fn_name(fn), m->vdso_cost[fn].median,
+				VDSO_Z * m->vdso_cost[fn].rel_sd * 100);
 			first = 0;
 		}
 	fprintf(f, ")\n  %8s %-16s %8s %8s %s\n", "PID", "COMM", "IN-VDSO",

@@ -20,6 +20,7 @@
 
 #include "cgroup.h"
 #include "clocks.h"
+#include "clock_cost.h"
 #include "clocktrace.h"
 #include "compare.h"
 #include "exporter.h"
@@ -245,6 +246,12 @@ static int session_setup(struct session *s)
 	s->exporter.trace_all = s->ops->trace_all;
 	s->exporter.collect = collect_for_scrape;
 	s->exporter.ctx = s;
+	/*
+	 * What a clock read costs here, to price the reads the vDSO could
+	 * have served (vdso-fallback): timed before anything is attached,
+	 * as our own tracing would slow every syscall timed (a few ms).
+	 */
+	clock_cost_measure(&s->model.clock_cost);
 	if (tracer_open(&s->tracer, &o) ||
 	    exporter_start(&s->exporter, s->epfd))
 		return -1;
@@ -858,6 +865,7 @@ static void reset_run(struct session *s)
 	};
 
 	memcpy(m.clocksource, s->model.clocksource, sizeof(m.clocksource));
+	m.clock_cost = s->model.clock_cost;
 	model_free(&s->model);
 	s->model = m;
 	s->exits_seen = 0;

@@ -164,19 +164,22 @@ void vdso_image_measure(struct vdso_image *img)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(timed); i++) {
 		enum vdso_fn f = timed[i];
-		double sorted[ARRAY_SIZE(img->trials[0])];
+		double sf[ARRAY_SIZE(img->trials[0])];
+		double se[ARRAY_SIZE(img->trials[0])];
 
 		if (!img->fn_off[f])
 			continue;
 		/*
 		 * Samples see the time inside the vDSO only: the loop and the
-		 * call around it are not the function's.
+		 * call around it are not the function's (vdso_cost_of()).
 		 */
-		for (int t = 0; t < VDSO_COST_TRIALS; t++)
-			img->trials[f][n + t] = trial_ns(img, f) -
-						trial_ns(img, VDSO_FN_MAX);
-		memcpy(sorted, img->trials[f], sizeof(sorted));
-		img->cost[f] = vdso_cost_of(sorted, n + VDSO_COST_TRIALS);
+		for (int t = 0; t < VDSO_COST_TRIALS; t++) {
+			img->trials[f][n + t] = trial_ns(img, f);
+			img->empty[f][n + t] = trial_ns(img, VDSO_FN_MAX);
+		}
+		memcpy(sf, img->trials[f], sizeof(sf));
+		memcpy(se, img->empty[f], sizeof(se));
+		img->cost[f] = vdso_cost_of(sf, se, n + VDSO_COST_TRIALS);
 	}
 	img->ntrials = n + VDSO_COST_TRIALS;
 }

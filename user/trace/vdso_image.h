@@ -30,7 +30,9 @@ struct vdso_image {
 	unsigned int nranges;
 	uint64_t fn_off[VDSO_FN_MAX];	/* an entry of each, 0: none */
 	struct vdso_cost cost[VDSO_FN_MAX];	/* ns: 0 when not measured */
+	/* ns per call of each function's trials, and of the empty loop's beside them. */
 	double trials[VDSO_FN_MAX][VDSO_COST_TRIALS * VDSO_COST_ROUNDS];
+	double empty[VDSO_FN_MAX][VDSO_COST_TRIALS * VDSO_COST_ROUNDS];
 	unsigned int ntrials;		/* of each timed function */
 };
 
