@@ -263,14 +263,15 @@ struct exec_event {
 };
 
 /*
- * --lang: the interpreter's own probes (USDT) keep a stack of script frames
- * per thread; a kernel event is counted under the innermost one.  Frames
- * hold pointers into the process: their strings are read once per site.
+ * --lang: the interpreter's frames read at the event, or its own probes
+ * (USDT) keeping a stack of script frames per thread; a kernel event is
+ * counted under the innermost one.  Frames hold pointers into the process:
+ * their strings are read once per site.
  */
 enum lang {
 	LANG_NONE,
-	LANG_RUBY,	/* (c)method__entry: the caller's file and line */
-	LANG_PYTHON,	/* line: the line being run */
+	LANG_RUBY,	/* the line running (USDT: the caller's file and line) */
+	LANG_PYTHON,	/* the line being run */
 	LANG_MAX,
 };
 

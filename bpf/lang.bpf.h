@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --lang: USDT probes of the Ruby and Python interpreters keep, per
- * thread, the script frame that is running, so that a kernel event (a tz
- * access, a clock syscall) is counted under the script line that caused it:
- * Ruby's method entries and returns keep a shadow stack whose top holds the
- * file and line a method was called from; Python's line probe names the
- * line being run.  Every method call (Ruby) or line (Python) of a traced
- * interpreter traps: the cost is stated in the report.  Frames are pointers; their strings are read only at a kernel
- * event, hashed into the site key, and kept when the site is new.  Included at the end of clocktrace.bpf.c.
+ * --lang: a kernel event (a tz access, a clock syscall) is counted under
+ * the script line that caused it.  Frame mode (CPython 3.11-3.13 here,
+ * Ruby 3.1 in lang_ruby.bpf.h) reads the thread's frame from the
+ * interpreter's own structures at the event: nothing runs between events.
+ * Otherwise USDT probes keep, per thread, the script frame that is running:
+ * Ruby's method entries and returns a shadow stack whose top holds the file
+ * and line a method was called from, Python's line probe the line being
+ * run; every method call or line of a probed interpreter traps (the cost
+ * is stated in the report).  Frames are pointers; their strings are read
+ * only at a kernel event, hashed into the site key, and kept when the site
+ * is new.  Included at the end of clocktrace.bpf.c.
  */
 #ifndef CLOCKTRACE_LANG_BPF_H
 #define CLOCKTRACE_LANG_BPF_H
