@@ -120,13 +120,17 @@ each_process_exact() {
 	pids=$(grep -o 'pid=[0-9]* waiting' "$T/err" | cut -d' ' -f1 | cut -d= -f2)
 	"$CT" attach -p "$(echo $pids | tr ' ' ,)" --lang --json -o "$T/r.json" 2>"$T/ct" &
 	ct=$!
-	# Attached when it reports its programs' maps: wait for the lang entry.
+	# Attached and the processes read (as the Python attach test waits).
 	sleep 2
 	[ "$(usdt_links_of "$ct")" -eq 0 ]
 	kill -USR1 $pids
 	wait "$wl"
-	kill -INT "$ct"
-	wait "$ct" || true
+	# attach ends when the processes it follows have all exited.
+	for _ in $(seq 300); do
+		kill -0 "$ct" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$ct"
 	each_process_exact "$T/r.json" "$T/err" 3
 	[ "$(jqr "$T/r.json" .lang.ruby_frame_processes)" -eq 3 ]
 }
