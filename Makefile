@@ -145,6 +145,9 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c \
 $(OUT)/unit/pyframe_test: CPPFLAGS += -I/usr/include/python3.11 \
 	-I/usr/include/$(shell $(CC) -dumpmachine)/python3.11
 
+# Reads Debian's libruby-3.1 of this machine's multiarch directory.
+$(OUT)/unit/rbframe_test: CPPFLAGS += -DMULTIARCH='"$(shell $(CC) -dumpmachine)"'
+
 $(OUT)/unit/%_test: tests/unit/%_test.c tests/unit/unit_test.h $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

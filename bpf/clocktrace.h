@@ -74,6 +74,7 @@ enum loss {
 	LOSS_LANG_MAP_FULL,	/* --lang: a script frame could not be counted */
 	LOSS_TZ_PATH_CHANGED,	/* a tz path rewritten while the kernel used it */
 	LOSS_LANG_PY_FRAME,	/* --lang: a Python thread's frame unreadable */
+	LOSS_LANG_RB_FRAME,	/* --lang: a Ruby thread's frame unreadable */
 	/* Userspace's file reader (user/libc/reader.h): one per request. */
 	LOSS_READER_STALLED,	/* a file system did not answer an open */
 	LOSS_READER_TIMEOUT,	/* a file took too long to parse */
@@ -263,14 +264,15 @@ struct exec_event {
 };
 
 /*
- * --lang: the interpreter's own probes (USDT) keep a stack of script frames
- * per thread; a kernel event is counted under the innermost one.  Frames
- * hold pointers into the process: their strings are read once per site.
+ * --lang: the interpreter's frames read at the event, or its own probes
+ * (USDT) keeping a stack of script frames per thread; a kernel event is
+ * counted under the innermost one.  Frames hold pointers into the process:
+ * their strings are read once per site.
  */
 enum lang {
 	LANG_NONE,
-	LANG_RUBY,	/* (c)method__entry: the caller's file and line */
-	LANG_PYTHON,	/* line: the line being run */
+	LANG_RUBY,	/* the line running (USDT: the caller's file and line) */
+	LANG_PYTHON,	/* the line being run */
 	LANG_MAX,
 };
 
@@ -369,8 +371,10 @@ struct py_offsets {
 enum lang_unattributed {
 	LANG_UN_NO_THREAD,	/* the thread is not in the interpreter's list */
 	LANG_UN_THREADS_PAST,	/* the list is longer than the BPF side walks */
-	LANG_UN_NO_FRAME,	/* the thread runs no Python code */
+	LANG_UN_NO_FRAME,	/* the thread runs no Python (Ruby) code */
 	LANG_UN_NOT_YET_READ,	/* made before its interpreter file was read */
+	LANG_UN_NOT_GVL_HOLDER,	/* Ruby: the thread running is another one */
+	LANG_UN_FRAMES_PAST,	/* Ruby: C frames deeper than the BPF side walks */
 	LANG_UN_MAX,
 };
 
@@ -382,9 +386,59 @@ struct py_proc {
 	__u64 code_type;	/* &PyCode_Type */
 	__u64 str_type;		/* &PyUnicode_Type */
 	__u64 bytes_type;	/* &PyBytes_Type */
-	/* runtime 0 (exec'd, not read yet): its events, and its workers'. */
-	__u64 pending;
 	struct py_offsets off;
+};
+
+/*
+ * --lang, Ruby frame mode: from ruby_current_vm_ptr to the execution
+ * context holding the GVL, its control frames, and an iseq's line table.
+ * Offsets of Ruby 3.1 (user/core/rbframe.c, with their source).
+ */
+struct rb_offsets {
+	__u16 vm_main_ractor;	/* rb_vm_t.ractor.main_ractor */
+	__u16 running_ec;	/* rb_ractor_t.threads.running_ec */
+	__u16 ec_thread;	/* rb_execution_context_t.thread_ptr */
+	__u16 thread_id;	/* rb_thread_t.thread_id (pthread_t) */
+	__u16 ec_vm_stack;	/* rb_execution_context_t */
+	__u16 ec_vm_stack_size;	/* in VALUEs */
+	__u16 ec_cfp;
+	__u16 cf_size;		/* sizeof(rb_control_frame_t) */
+	__u16 cf_pc;
+	__u16 cf_iseq;
+	__u16 cf_ep;
+	__u16 iseq_body;	/* rb_iseq_t */
+	__u16 body_iseq_size;	/* rb_iseq_constant_body */
+	__u16 body_iseq_encoded;
+	__u16 body_path;	/* location.pathobj */
+	__u16 body_label;	/* location.label */
+	__u16 body_insns_info;	/* insns_info.body */
+	__u16 body_insns_size;	/* insns_info.size */
+	__u16 body_succ_table;	/* insns_info.succ_index_table */
+	__u16 insn_entry_size;	/* sizeof(struct iseq_insn_info_entry) */
+	__u16 str_heap_ptr;	/* RString.as.heap.ptr */
+	__u16 str_embed;	/* RString.as.embed.ary */
+	__u16 ary_heap_ptr;	/* RArray.as.heap.ptr */
+	__u16 ary_embed;	/* RArray.as.ary */
+};
+
+struct rb_proc {
+	__u64 vm_ptr;		/* &ruby_current_vm_ptr in the process */
+	struct rb_offsets off;
+};
+
+/*
+ * A frame-mode process: its interpreter's addresses.  lang is LANG_NONE
+ * once it has exec'd, until userspace finds an interpreter in the new
+ * image; its events (and its workers') meanwhile are pending.
+ */
+struct lang_proc {
+	__u32 lang;
+	__u32 pad;
+	__u64 pending;
+	union {
+		struct py_proc py;
+		struct rb_proc rb;
+	};
 };
 
 /* lang_site_key.line in Python frame mode: the instruction is before the first. */

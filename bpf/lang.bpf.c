@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --lang: USDT probes of the Ruby and Python interpreters keep, per
- * thread, the script frame that is running, so that a kernel event (a tz
- * access, a clock syscall) is counted under the script line that caused it:
- * Ruby's method entries and returns keep a shadow stack whose top holds the
- * file and line a method was called from; Python's line probe names the
- * line being run.  Every method call (Ruby) or line (Python) of a traced
- * interpreter traps: the cost is stated in the report.  Frames are pointers; their strings are read only at a kernel
- * event, hashed into the site key, and kept when the site is new.
+ * --lang: a kernel event (a tz access, a clock syscall) is counted under
+ * the script line that caused it.  Frame mode (CPython 3.11-3.13 here,
+ * Ruby 3.1 in lang_ruby.bpf.h) reads the thread's frame from the
+ * interpreter's own structures at the event: nothing runs between events.
+ * Otherwise USDT probes keep, per thread, the script frame that is running:
+ * Ruby's method entries and returns a shadow stack whose top holds the file
+ * and line a method was called from, Python's line probe the line being
+ * run; every method call or line of a probed interpreter traps (the cost
+ * is stated in the report).  Frames are pointers; their strings are read
+ * only at a kernel event, hashed into the site key, and kept when the site
+ * is new.
  */
 #include "shared.bpf.h"
 #include "targets.bpf.h"
@@ -193,7 +196,7 @@ static __always_inline struct lang_site *lang_site_of(struct lang_site_key *k,
 }
 
 /*
- * Python frame mode (CPython 3.11 to 3.13): the current frame is read from
+ * Frame mode (CPython 3.11 to 3.13, Ruby 3.1): the current frame is read from
  * the interpreter's own structures at the kernel event, so nothing traps
  * between events.  Every read is bpf_probe_read_user of a bounded size;
  * the type checks reject bytes that are not the objects they claim to be.
@@ -203,8 +206,8 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, struct py_proc);
-} py_procs SEC(".maps");
+	__type(value, struct lang_proc);
+} lang_procs SEC(".maps");
 
 /*
  * Events of frame-mode processes tied to no line, by enum lang_unattributed:
@@ -229,7 +232,7 @@ struct {
 #define PY_FOUND		LANG_UN_MAX
 #define PY_UNREADABLE		(LANG_UN_MAX + 1)
 
-static __always_inline __u64 py_ptr(__u64 addr)
+static __always_inline __u64 user_word(__u64 addr)
 {
 	__u64 v = 0;
 
@@ -249,35 +252,35 @@ static __always_inline __s32 py_s32(__u64 addr)
 static __always_inline bool py_is(const struct py_proc *p, __u64 obj,
 				  __u64 type)
 {
-	return obj && py_ptr(obj + p->off.ob_type) == type;
+	return obj && user_word(obj + p->off.ob_type) == type;
 }
 
 /*
  * The interpreter of tgid, or of the ancestor it was forked from.  Once a
- * process has exec'd, its entry has a runtime of 0 until userspace finds
- * a Python in the new image.
+ * process has exec'd, its entry has no lang until userspace finds an
+ * interpreter in the new image.
  */
-static __always_inline struct py_proc *py_proc_of(__u32 tgid)
+static __always_inline struct lang_proc *lang_proc_of(__u32 tgid)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
-	struct py_proc *p = bpf_map_lookup_elem(&py_procs, &tgid);
+	struct lang_proc *p = bpf_map_lookup_elem(&lang_procs, &tgid);
 
 	for (int i = 0; !p && i < PY_ANCESTORS; i++) {
 		task = BPF_CORE_READ(task, real_parent);
 		if (!task)
 			break;
 		tgid = BPF_CORE_READ(task, tgid);
-		p = bpf_map_lookup_elem(&py_procs, &tgid);
+		p = bpf_map_lookup_elem(&lang_procs, &tgid);
 	}
 	return p;
 }
 
-static const struct py_proc py_proc_none;
+static const struct lang_proc lang_proc_none;
 
 /* An exec'd process is no longer the interpreter its parent was. */
 __noinline int lang_exec(__u32 tgid)
 {
-	bpf_map_update_elem(&py_procs, &tgid, &py_proc_none, BPF_ANY);
+	bpf_map_update_elem(&lang_procs, &tgid, &lang_proc_none, BPF_ANY);
 	return 0;
 }
 
@@ -306,13 +309,13 @@ static __always_inline int py_thread_state(const struct py_proc *p, __u64 *ts)
 	__u32 tid = tid_in_own_ns();
 	__u64 t;
 
-	t = py_ptr(py_ptr(p->runtime + o->interp_head) + o->threads_head);
+	t = user_word(user_word(p->runtime + o->interp_head) + o->threads_head);
 	for (int i = 0; i < PY_THREADS_MAX && t; i++) {
-		if (py_ptr(t + o->native_thread_id) == tid) {
+		if (user_word(t + o->native_thread_id) == tid) {
 			*ts = t;
 			return PY_FOUND;
 		}
-		t = py_ptr(t + o->ts_next);
+		t = user_word(t + o->ts_next);
 	}
 	return t ? LANG_UN_THREADS_PAST : LANG_UN_NO_THREAD;
 }
@@ -322,8 +325,8 @@ static __always_inline __u64 py_current_frame(const struct py_proc *p, __u64 ts)
 	const struct py_offsets *o = &p->off;
 
 	if (o->cframe == PY_NO_CFRAME)
-		return py_ptr(ts + o->current_frame);
-	return py_ptr(py_ptr(ts + o->cframe) + o->current_frame);
+		return user_word(ts + o->current_frame);
+	return user_word(user_word(ts + o->cframe) + o->current_frame);
 }
 
 /*
@@ -347,13 +350,13 @@ static __always_inline int py_innermost(const struct py_proc *p, __u64 *code,
 	for (int i = 0; i < PY_INCOMPLETE_MAX && frame; i++) {
 		bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + o->owner));
 		if (owner == PY_FRAME_OWNED_BY_CSTACK) {
-			frame = py_ptr(frame + o->previous);
+			frame = user_word(frame + o->previous);
 			continue;
 		}
-		*code = py_ptr(frame + o->f_code);
+		*code = user_word(frame + o->f_code);
 		if (!py_is(p, *code, p->code_type))
 			return PY_UNREADABLE;
-		prev = py_ptr(frame + o->prev_instr);
+		prev = user_word(frame + o->prev_instr);
 		start = *code + o->co_code_adaptive;
 		if (owner == PY_FRAME_OWNED_BY_GENERATOR ||
 		    prev >= start + 2 * (__s64)py_s32(*code + o->co_firsttraceable)) {
@@ -361,7 +364,7 @@ static __always_inline int py_innermost(const struct py_proc *p, __u64 *code,
 				 prev - start : PY_INSTR_NONE;
 			return PY_FOUND;
 		}
-		frame = py_ptr(frame + o->previous);
+		frame = user_word(frame + o->previous);
 	}
 	return frame ? PY_UNREADABLE : LANG_UN_NO_FRAME;
 }
@@ -393,7 +396,7 @@ static __always_inline __u64 py_str_hash(const struct py_proc *p, __u64 str,
 static __always_inline void py_copy_table(const struct py_proc *p, __u64 code,
 					  struct lang_names *n)
 {
-	__u64 table = py_ptr(code + p->off.co_linetable);
+	__u64 table = user_word(code + p->off.co_linetable);
 	__u64 size = 0;
 
 	n->firstlineno = py_s32(code + p->off.co_firstlineno);
@@ -401,7 +404,7 @@ static __always_inline void py_copy_table(const struct py_proc *p, __u64 code,
 	n->table_size = 0;
 	if (!py_is(p, table, p->bytes_type))
 		return;
-	size = py_ptr(table + p->off.ob_size);
+	size = user_word(table + p->off.ob_size);
 	n->table_size = size > 0xffffffffULL ? 0xffffffffu : size;
 	if (size > LANG_TABLE_LEN)
 		size = LANG_TABLE_LEN;
@@ -423,9 +426,9 @@ static __always_inline struct lang_site *py_site_of(const struct py_proc *p,
 	k->lang = LANG_PYTHON;
 	k->line = instr;
 	k->cls_hash = code;	/* the line needs this code object's table */
-	k->file_hash = py_str_hash(p, py_ptr(code + p->off.co_filename),
+	k->file_hash = py_str_hash(p, user_word(code + p->off.co_filename),
 				   n->file, sizeof(n->file));
-	k->func_hash = py_str_hash(p, py_ptr(code + p->off.co_name),
+	k->func_hash = py_str_hash(p, user_word(code + p->off.co_name),
 				   n->func, sizeof(n->func));
 	site = bpf_map_lookup_elem(&lang_sites, k);
 	if (site)
@@ -445,37 +448,50 @@ static __always_inline void lang_count(struct lang_site *site, __u32 kind)
 		__sync_fetch_and_add(&site->clock_syscalls, 1);
 }
 
-/*
- * 1 when the event was taken as a Python frame-mode process's (counted,
- * unattributed or lost); 0 leaves it to the USDT stacks.
- */
-static __always_inline int py_attribute(struct lang_site_key *k, __u32 kind)
+/* A Python frame-mode process's event: counted, unattributed or lost. */
+static __always_inline void py_attribute(const struct py_proc *p,
+					 struct lang_site_key *k, __u32 kind)
 {
-	struct py_proc *p = py_proc_of(k->tgid);
 	struct lang_site *site;
 	__u64 code = 0;
 	__u32 instr = 0;
 	int found;
 
-	if (!p)
-		return 0;
-	if (!p->runtime) {
-		/* Counted if it turns out to be a Python; else USDT's. */
-		__sync_fetch_and_add(&p->pending, 1);
-		return 0;
-	}
 	found = py_innermost(p, &code, &instr);
 	if (found == PY_UNREADABLE) {
 		count_loss(LOSS_LANG_PY_FRAME);
-		return 1;
+		return;
 	}
 	if (found != PY_FOUND) {
 		count_unattributed(found);
-		return 1;
+		return;
 	}
 	site = py_site_of(p, k, code, instr);
 	if (site)
 		lang_count(site, kind);
+}
+
+#include "lang_ruby.bpf.h"
+
+/*
+ * 1 when the event was taken as a frame-mode process's (counted,
+ * unattributed or lost); 0 leaves it to the USDT stacks.
+ */
+static __always_inline int frame_attribute(struct lang_site_key *k, __u32 kind)
+{
+	struct lang_proc *p = lang_proc_of(k->tgid);
+
+	if (!p)
+		return 0;
+	if (p->lang == LANG_NONE) {
+		/* Counted if it turns out to be an interpreter; else USDT's. */
+		__sync_fetch_and_add(&p->pending, 1);
+		return 0;
+	}
+	if (p->lang == LANG_PYTHON)
+		py_attribute(&p->py, k, kind);
+	else
+		rb_attribute(&p->rb, k, kind);
 	return 1;
 }
 
@@ -488,7 +504,7 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 	struct lang_site *site;
 	__u32 d;
 
-	if (py_attribute(&key, kind))
+	if (frame_attribute(&key, kind))
 		return 0;
 	st = bpf_map_lookup_elem(&lang_stacks, &tid);
 	if (!st || !st->depth)
@@ -508,6 +524,6 @@ __noinline int lang_thread_exit(__u32 tid)
 {
 	bpf_map_delete_elem(&lang_stacks, &tid);
 	/* A leader's tid is its tgid: the pid may be reused. */
-	bpf_map_delete_elem(&py_procs, &tid);
+	bpf_map_delete_elem(&lang_procs, &tid);
 	return 0;
 }

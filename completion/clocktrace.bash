@@ -138,6 +138,7 @@ _clocktrace_value() {
 	--metrics-by) _clocktrace_add -W "comm cgroup pid container pod" -- "$cur" ;;
 	--by) _clocktrace_add -W "process container cgroup" -- "$cur" ;;
 	--attach) _clocktrace_add -W "auto tracepoint fentry" -- "$cur" ;;
+	--lang) _clocktrace_add -W "usdt" -- "$cur" ;;	# --lang=usdt only: optional
 	-u | --user) _clocktrace_add -u -- "$cur" ;;
 	-c | --clock) _clocktrace_list "$cur" "$_clocktrace_clocks" ;;
 	*) ;;	# numbers: nothing to offer

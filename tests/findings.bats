@@ -87,7 +87,7 @@ warn "WORKLOAD calls=#{n}"
 RUBY
 }
 
-@test "findings: a Ruby program's Date.today: runtime ruby, named Date.today, the fix in Ruby" {
+@test "findings: a Ruby program's Date.today: runtime ruby, named by its line, the fix in Ruby" {
 	ruby_prog date 'n.times { Date.today }'
 	env -u TZ "$CT" run --lang --json -o "$T/r.json" -- \
 		ruby --disable-gems "$T/date.rb" 400 >/dev/null 2>"$T/err"
@@ -97,7 +97,7 @@ RUBY
 	[ "$(jqr "$T/r.json" "[.processes[0].lang_sites[] | select(.line == 4) | .tz_accesses] | add")" -eq 400 ]
 	jq -e '.findings[] | select(.id == "tz-repeated-access") |
 		.runtime == "ruby" and
-		(.message | contains("date.rb:4 in Date.today (")) and
+		(.message | contains("date.rb:4 in block in <main> (")) and
 		(.runtime_fix | contains("Date.today and DateTime.now re-check")) and
 		(.runtime_fix | contains("ENV[\"TZ\"] = \":/etc/localtime\""))' "$T/r.json"
 	# Without --lang, the executable says Ruby.

@@ -25,12 +25,14 @@ site_field() {
 	jqr "$tmp/out.json" "[.processes[$1].lang_sites[] | select(.file == \"$2\" and .line == $3)][0].$4 // 0"
 }
 
-@test "ruby: forked workers' tz accesses and CPU clock reads named by .rb line, exact per process" {
+# Frame mode (the default) is tests/lang_ruby.bats'; USDT's here.
+@test "ruby --lang=usdt: forked workers' tz accesses and CPU clock reads named by .rb line, exact per process" {
 	rb="$TOOLS/lang/forkers.rb"
 	tz_line=$(line_of "$rb" 'Time.now.localtime')
 	clk_line=$(line_of "$rb" 'CLOCK_PROCESS_CPUTIME_ID')
-	env -u TZ "$CT" run --lang --libc --json -o "$tmp/out.json" -- \
+	env -u TZ "$CT" run --lang=usdt --libc --json -o "$tmp/out.json" -- \
 		ruby --disable-gems "$rb" 150 2 2>"$tmp/err"
+	[ "$(jqr "$tmp/out.json" .lang.mechanism.ruby)" = usdt ]
 	[ "$(jqr "$tmp/out.json" '.processes | length')" -eq 3 ]
 	for i in 0 1 2; do
 		[ "$(site_field $i "$rb" "$tz_line" tz_accesses)" -eq 150 ]
@@ -48,8 +50,10 @@ site_field() {
 @test "ruby: the text report has one row per script line over the processes" {
 	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- \
 		ruby --disable-gems "$TOOLS/lang/forkers.rb" 40 2 2>/dev/null
-	grep -E "^ +120 +0  ruby +.*/forkers\.rb:[0-9]+ in Time#localtime \[3 processes\]$" "$tmp/out.txt"
-	grep -E "^ +0 +120  ruby +.*/forkers\.rb:[0-9]+ in Process\.clock_gettime \[3 processes\]$" "$tmp/out.txt"
+	tz_line=$(line_of "$TOOLS/lang/forkers.rb" 'Time.now.localtime')
+	clk_line=$(line_of "$TOOLS/lang/forkers.rb" 'CLOCK_PROCESS_CPUTIME_ID')
+	grep -E "^ +120 +0  ruby +.*/forkers\.rb:$tz_line in block in work \[3 processes\]$" "$tmp/out.txt"
+	grep -E "^ +0 +120  ruby +.*/forkers\.rb:$clk_line in block in work \[3 processes\]$" "$tmp/out.txt"
 }
 
 # The pool's per-worker counts against the workload's own; MECHANISM is
@@ -123,8 +127,10 @@ line_probe_runs() {
 	env -u TZ "$CT" run --lang --libc --format folded -o "$tmp/out.folded" -- \
 		ruby --disable-gems "$TOOLS/lang/forkers.rb" 30 1 2>/dev/null
 	cat "$tmp/out.folded" >&2
-	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Time#localtime;tzset;tz 60' "$tmp/out.folded"
-	grep -Eqx 'ruby;forkers\.rb:[0-9]+ Process\.clock_gettime;clock 60' "$tmp/out.folded"
+	tz_line=$(line_of "$TOOLS/lang/forkers.rb" 'Time.now.localtime')
+	clk_line=$(line_of "$TOOLS/lang/forkers.rb" 'CLOCK_PROCESS_CPUTIME_ID')
+	grep -Eqx "ruby;forkers\\.rb:$tz_line block in work;tzset;tz 60" "$tmp/out.folded"
+	grep -Eqx "ruby;forkers\\.rb:$clk_line block in work;clock 60" "$tmp/out.folded"
 }
 
 @test "ruby: names the program chose are escaped in the text report" {
@@ -138,6 +144,10 @@ Class.new { define_method("evil\e[31m") { Process.clock_gettime(Process::CLOCK_P
 20.times { send("x\e[2J\ny") }
 RUBY
 	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- ruby --disable-gems "$dir/evil.rb"
+	run -1 grep -q $'\e' "$tmp/out.txt"
+	grep -qF 'd\x1b[31m/evil.rb:2 in block in <main>' "$tmp/out.txt"
+	# USDT names the methods the line calls, and the process's names.
+	env -u TZ "$CT" run --lang=usdt -o "$tmp/out.txt" -- ruby --disable-gems "$dir/evil.rb"
 	run -1 grep -q $'\e' "$tmp/out.txt"
 	grep -qF 'd\x1b[31m/evil.rb:2 in Time#localtime' "$tmp/out.txt"
 }

@@ -102,10 +102,11 @@ static const struct option_doc docs[] = {
 	  "latency histograms per process too" },
 	{ { "libc", no_argument, NULL, OPT_LIBC }, M_ALL, NULL,
 	  "probe the C library's time functions and tie kernel events to them" },
-	{ { "lang", no_argument, NULL, OPT_LANG }, M_TRACE, NULL,
-	  "tie kernel events to Ruby and Python script lines (Python "
-	  "3.11-3.13: frames read at each event; Ruby, older Pythons: USDT "
-	  "probes that slow the interpreters many times)" },
+	{ { "lang", optional_argument, NULL, OPT_LANG }, M_TRACE, "usdt",
+	  "tie kernel events to Ruby and Python script lines (Ruby 3.1, "
+	  "Python 3.11-3.13: frames read at each event, nothing between; "
+	  "other versions, or all with =usdt: USDT probes that slow the "
+	  "interpreters many times)" },
 	{ { "vdso", no_argument, NULL, OPT_VDSO }, M_ALL, NULL,
 	  "estimate the clock reads the vDSO serves (never in the kernel) "
 	  "by sampling CPU time, with 95% intervals" },
@@ -213,6 +214,9 @@ void cli_usage(FILE *f, enum mode mode)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->opt.val,
 				 d->opt.name, d->arg ? " " : "",
 				 d->arg ? d->arg : "");
+		else if (d->opt.has_arg == optional_argument)
+			snprintf(left, sizeof(left), "    --%s[=%s]", d->opt.name,
+				 d->arg);
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
 				 d->arg ? " " : "", d->arg ? d->arg : "");
@@ -467,7 +471,10 @@ static int parse_one(struct opts *opts, int c, const char *arg)
 		opts->libc = true;
 		return 0;
 	case OPT_LANG:
+		if (arg && strcmp(arg, "usdt"))
+			return bad(mode, "--lang takes no value or =usdt", arg);
 		opts->lang = true;
+		opts->lang_usdt = arg != NULL;
 		return 0;
 	case OPT_VDSO:
 		opts->vdso = true;

@@ -43,6 +43,7 @@ struct opts {
 	bool per_process;
 	bool libc;
 	bool lang;			/* --lang: interpreters' script frames */
+	bool lang_usdt;			/* --lang=usdt: by their USDT probes */
 	bool vdso;			/* --vdso: sample for vDSO reads */
 	unsigned int vdso_hz;		/* --vdso-rate */
 	bool follow;			/* run: wait for every descendant */

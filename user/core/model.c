@@ -33,6 +33,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_LANG_MAP_FULL] = "lang_map_full",
 	[LOSS_TZ_PATH_CHANGED] = "tz_path_changed",
 	[LOSS_LANG_PY_FRAME] = "lang_python_frame_unreadable",
+	[LOSS_LANG_RB_FRAME] = "lang_ruby_frame_unreadable",
 	[LOSS_READER_STALLED] = "reader_stalled",
 	[LOSS_READER_TIMEOUT] = "reader_timeout",
 	[LOSS_READER_CRASHED] = "reader_crashed",
@@ -263,6 +264,16 @@ const char *lang_python_mechanism(const struct lang_run *r)
 	return r->py_usdt_files ? "usdt" : "none";
 }
 
+/* The same for Ruby. */
+const char *lang_ruby_mechanism(const struct lang_run *r)
+{
+	if (r->rb_frame_files && r->rb_usdt_files)
+		return "frame+usdt";
+	if (r->rb_frame_files)
+		return "frame";
+	return r->rb_usdt_files ? "usdt" : "none";
+}
+
 const char *lang_unattributed_name(enum lang_unattributed why)
 {
 	static const char *const names[LANG_UN_MAX] = {
@@ -270,6 +281,8 @@ const char *lang_unattributed_name(enum lang_unattributed why)
 		[LANG_UN_THREADS_PAST] = "threads_past_limit",
 		[LANG_UN_NO_FRAME] = "no_frame",
 		[LANG_UN_NOT_YET_READ] = "not_yet_read",
+		[LANG_UN_NOT_GVL_HOLDER] = "not_gvl_holder",
+		[LANG_UN_FRAMES_PAST] = "frames_past_limit",
 	};
 
 	return why < LANG_UN_MAX ? names[why] : "?";

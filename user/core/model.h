@@ -157,6 +157,9 @@ struct lang_run {
 	uint32_t py_usdt_files;		/* Python files probed by USDT line */
 	uint32_t py_frame_files;	/* CPython 3.11-3.13: frames read, no USDT */
 	uint32_t py_frame_procs;	/* processes whose frames were read */
+	uint32_t rb_usdt_files;		/* Ruby files probed by USDT */
+	uint32_t rb_frame_files;	/* Ruby 3.1: frames read, no USDT */
+	uint32_t rb_frame_procs;
 	uint64_t py_lines_unknown;	/* events whose line the table copy lacked */
 	/* Frame-mode events tied to no line, by enum lang_unattributed. */
 	uint64_t unattributed[LANG_UN_MAX];
@@ -224,6 +227,7 @@ void caller_free_names(struct caller_stat *c);
 bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b);
 void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s);
 const char *lang_python_mechanism(const struct lang_run *r);
+const char *lang_ruby_mechanism(const struct lang_run *r);
 /* "no_thread_state", "threads_past_limit", "no_frame", "not_yet_read". */
 const char *lang_unattributed_name(enum lang_unattributed why);
 uint64_t lang_unattributed_total(const struct lang_run *r);

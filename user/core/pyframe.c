@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf_bounds.h"
+#include "interp_elf.h"
 #include "pyframe.h"
 
 /*
@@ -102,66 +102,13 @@ static const struct {
 	{ 0x030d, &py313 },
 };
 
-struct wanted {
-	const char *name;
-	uint64_t *vaddr;
-};
-
-/* In the one symbol table elf_bounds.h lets us read, within its caps. */
-static void find_symbols(Elf *elf, struct wanted *w, size_t n)
-{
-	struct elf_symtab t;
-
-	if (elf_symtab_pick(elf, &t))
-		return;
-	for (size_t i = 0; i < t.count; i++) {
-		const char *name;
-		GElf_Sym sym;
-		size_t len;
-
-		if (!elf_symtab_get(&t, i, &sym, &name, &len) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		for (size_t k = 0; k < n; k++)
-			if (!*w[k].vaddr && strlen(w[k].name) == len &&
-			    !memcmp(name, w[k].name, len))
-				*w[k].vaddr = sym.st_value;
-	}
-}
-
-/* The file offset of vaddr, and the code segment's vaddr - offset. */
-static int segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
-{
-	size_t n = 0;
-	int found = 0;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if ((ph.p_flags & PF_X) && !(found & 2)) {
-			*delta = ph.p_vaddr - ph.p_offset;
-			found |= 2;
-		}
-		if (vaddr >= ph.p_vaddr && vaddr + 8 <= ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			found |= 1;
-		}
-	}
-	return found == 3 ? 0 : -1;
-}
-
 /* The layout Py_Version (3.11+) names, read where the file keeps it. */
 static const struct py_offsets *layout_of(Elf *elf, int fd, uint64_t version,
 					  struct py_binary *b)
 {
 	uint64_t off = 0, v = 0;
 
-	if (!version || segments(elf, version, &off, &b->exec_delta) ||
+	if (!version || interp_segments(elf, version, &off, &b->exec_delta) ||
 	    pread(fd, &v, sizeof(v), off) != sizeof(v))
 		return NULL;
 	b->version = PY_VERSION_MAJOR_MINOR(v);
@@ -213,7 +160,7 @@ static bool debug_offsets_agree(Elf *elf, int fd, uint64_t runtime,
 	};
 	uint64_t w[DBG_WORDS], off = 0, delta = 0;
 
-	if (segments(elf, runtime, &off, &delta) ||
+	if (interp_segments(elf, runtime, &off, &delta) ||
 	    pread(fd, w, sizeof(w), off) != sizeof(w) ||
 	    memcmp(w, "xdebugpy", 8))
 		return false;
@@ -223,17 +170,10 @@ static bool debug_offsets_agree(Elf *elf, int fd, uint64_t runtime,
 	return true;
 }
 
-/* LP64 on a machine whose layouts are known. */
-static bool is_lp64(const GElf_Ehdr *eh)
-{
-	return eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       (eh->e_machine == EM_X86_64 || eh->e_machine == EM_AARCH64);
-}
-
 int pyframe_binary(int fd, struct py_binary *b)
 {
 	uint64_t version = 0;
-	struct wanted w[] = {
+	struct interp_symbol w[] = {
 		{ "_PyRuntime", &b->runtime },
 		{ "PyCode_Type", &b->code_type },
 		{ "PyUnicode_Type", &b->str_type },
@@ -250,8 +190,8 @@ int pyframe_binary(int fd, struct py_binary *b)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -1;
-	if (gelf_getehdr(elf, &eh) && is_lp64(&eh)) {
-		find_symbols(elf, w, sizeof(w) / sizeof(w[0]));
+	if (gelf_getehdr(elf, &eh) && interp_is_lp64(&eh)) {
+		interp_symbols(elf, w, sizeof(w) / sizeof(w[0]));
 		o = layout_of(elf, fd, version, b);
 	}
 	if (o && o == &py313 && !debug_offsets_agree(elf, fd, b->runtime, o))

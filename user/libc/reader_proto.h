@@ -14,6 +14,7 @@
 
 #include "clocktrace.h"
 #include "pyframe.h"
+#include "rbframe.h"
 
 /* argv[1] of the re-executed binary that becomes the worker. */
 #define READER_ARGV1	"--clocktrace-file-reader"
@@ -48,7 +49,7 @@ struct reader_req {
 	uint32_t op;
 	uint32_t id;
 	struct reader_file file;
-	uint32_t arg;			/* RD_LANG_FILE: enum lang */
+	uint32_t arg;			/* RD_LANG_FILE: enum lang, RD_LANG_USDT */
 	uint32_t noffs;
 	uint64_t offs[RD_OFFS_MAX];	/* RD_SYMBOLIZE: file offsets */
 };
@@ -93,10 +94,14 @@ struct reader_elf_info {
 	char interp[256];		/* "" when none */
 };
 
+/* RD_LANG_FILE's arg: USDT asked for (--lang=usdt), frames not read. */
+#define RD_LANG_USDT	(1u << 16)
+
 struct reader_lang_file {
 	uint32_t lang;			/* enum lang from the name */
-	uint32_t frame;			/* CPython 3.11: frames read */
+	uint32_t frame;			/* CPython 3.11-3.13, Ruby 3.1: frames read */
 	struct py_binary py;
+	struct rb_binary rb;
 	uint32_t flags;			/* RD_FLAG_*, filled by reader.c */
 };
 

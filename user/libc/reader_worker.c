@@ -337,20 +337,25 @@ static bool is_elf(int fd)
 }
 
 /*
- * CPython 3.11 is read at the kernel events instead (unless
- * CLOCKTRACE_NO_PYFRAME is set): its line probe would trap on every line.
+ * CPython 3.11-3.13 and Ruby 3.1 are read at the kernel events instead
+ * (unless --lang=usdt, or CLOCKTRACE_NO_PYFRAME for Python): their probes
+ * would trap on every line or method call.
  */
 static void do_lang_file(const struct reader_req *req)
 {
-	struct reader_lang_file out = { .lang = req->arg };
+	struct reader_lang_file out = { .lang = req->arg & ~RD_LANG_USDT };
+	bool frames = !(req->arg & RD_LANG_USDT);
 	struct wfile *w = resolve(req, false);
 
 	if (!w || !is_elf(w->fd)) {
 		reply(req, w, -ENOEXEC, NULL, 0, -1);
 		return;
 	}
-	out.frame = out.lang == LANG_PYTHON && !getenv("CLOCKTRACE_NO_PYFRAME") &&
-		    !pyframe_binary(w->fd, &out.py);
+	if (out.lang == LANG_PYTHON)
+		out.frame = frames && !getenv("CLOCKTRACE_NO_PYFRAME") &&
+			    !pyframe_binary(w->fd, &out.py);
+	else if (out.lang == LANG_RUBY)
+		out.frame = frames && !rbframe_binary(w->fd, &out.rb);
 	reply(req, w, 0, &out, sizeof(out), w->fd);
 }
 

@@ -346,11 +346,12 @@ static void json_lang_run(struct json *j, const struct lang_run *r)
 {
 	json_obj_begin(j, "lang");
 	json_obj_begin(j, "mechanism");
-	json_str(j, "ruby", "usdt");
+	json_str(j, "ruby", lang_ruby_mechanism(r));
 	json_str(j, "python", lang_python_mechanism(r));
 	json_obj_end(j);
 	/* Measured on the reference machine; see README, "--lang". */
 	json_obj_begin(j, "cost");
+	json_str(j, "ruby_frame", "~1 us per kernel event, nothing per method call");
 	json_str(j, "ruby", "two traps per C-method call (Time.now ~40x slower)");
 	json_str(j, "python_frame", "~1 us per kernel event, nothing per line");
 	json_str(j, "python_usdt", "one trap per line (~270x slower)");
@@ -358,6 +359,8 @@ static void json_lang_run(struct json *j, const struct lang_run *r)
 	json_u64(j, "usdt_files", r->files);
 	json_u64(j, "python_frame_files", r->py_frame_files);
 	json_u64(j, "python_frame_processes", r->py_frame_procs);
+	json_u64(j, "ruby_frame_files", r->rb_frame_files);
+	json_u64(j, "ruby_frame_processes", r->rb_frame_procs);
 	json_u64(j, "python_lines_unknown", r->py_lines_unknown);
 	json_obj_begin(j, "unattributed");
 	for (int i = 0; i < LANG_UN_MAX; i++)

@@ -53,12 +53,12 @@ static void print_rows(FILE *f, struct line_sum *v, size_t n)
 			n - TOP_LINES);
 }
 
-/* Counted, not dropped: the events of Python threads with no frame. */
+/* Counted, not dropped: the events of threads with no frame read. */
 static void print_unattributed(FILE *f, const struct lang_run *r)
 {
 	const char *sep = "";
 
-	fprintf(f, "  python: %llu events tied to no line (",
+	fprintf(f, "  frames: %llu events tied to no line (",
 		(unsigned long long)lang_unattributed_total(r));
 	for (int i = 0; i < LANG_UN_MAX; i++) {
 		if (!r->unattributed[i])
@@ -77,10 +77,12 @@ void report_lang_text(FILE *f, const struct model *m)
 
 	fprintf(f, "\nSCRIPT LINES (--lang): kernel events under the Ruby method "
 		"call or Python line running\n");
-	fprintf(f, "  %u interpreter file%s probed%s%s\n", m->lang.files,
-		m->lang.files == 1 ? "" : "s", m->lang.failed ? "; " : "",
-		m->lang.failed ? m->lang.error : "");
-	fprintf(f, "  python: %s\n", lang_python_mechanism(&m->lang));
+	fprintf(f, "  %u interpreter file%s probed by USDT, %u read for "
+		"frames%s%s\n", m->lang.files, m->lang.files == 1 ? "" : "s",
+		m->lang.py_frame_files + m->lang.rb_frame_files,
+		m->lang.failed ? "; " : "", m->lang.failed ? m->lang.error : "");
+	fprintf(f, "  ruby: %s, python: %s\n", lang_ruby_mechanism(&m->lang),
+		lang_python_mechanism(&m->lang));
 	if (m->lang.py_lines_unknown)
 		fprintf(f, "  python: %llu events at a line past the copied "
 			"location table (shown as line 0)\n",
@@ -88,10 +90,10 @@ void report_lang_text(FILE *f, const struct model *m)
 	if (lang_unattributed_total(&m->lang))
 		print_unattributed(f, &m->lang);
 	/* Measured on the reference machine; see README, "--lang". */
-	fprintf(f, "  cost while traced: each Ruby C-method call traps twice "
-		"(Time.now ~40x slower); Python 3.11-3.13 frames read at each "
-		"event (~1 us per event, nothing per line), older Pythons' lines "
-		"trap (~270x)\n");
+	fprintf(f, "  cost while traced: Ruby 3.1 and Python 3.11-3.13 frames "
+		"read at each event (~1 us per event, nothing per method call "
+		"or line); by USDT each Ruby C-method call traps twice (Time.now "
+		"~40x slower), each Python line once (~270x)\n");
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (size_t j = 0; j < m->procs[i].nlang_sites; j++)
 			line_sum_add(&v, &n, &m->procs[i].lang_sites[j]);

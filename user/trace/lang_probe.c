@@ -17,6 +17,7 @@
 #include "lang_probe.h"
 #include "procfs.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "reader.h"
 #include "tracer.h"
 #include "util.h"
@@ -54,8 +55,9 @@ struct lang_file {
 	dev_t dev;
 	ino_t ino;
 	enum lang lang;
-	bool frame;		/* CPython 3.11-3.13: frames read, no USDT */
+	bool frame;		/* CPython 3.11-3.13, Ruby 3.1: frames read, no USDT */
 	struct py_binary py;
+	struct rb_binary rb;
 	struct bpf_link *links[LINKS_MAX];
 };
 
@@ -129,9 +131,12 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 	if (!lp->verbose)
 		return;
 	shown = escape_dup(path, ESCAPE_TEXT);
-	if (f->frame)
+	if (f->frame && f->lang == LANG_PYTHON)
 		ct_warn("--lang: %s: frames read (CPython 3.%u)", shown,
 			f->py.version & 0xff);
+	else if (f->frame)
+		ct_warn("--lang: %s: frames read (Ruby %u.%u)", shown,
+			f->rb.version >> 8, f->rb.version & 0xff);
 	else
 		ct_warn("--lang: %s: %s", shown,
 			f->links[0] ? "probed" : "no probes");
@@ -140,9 +145,9 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 
 /*
  * The file reader opens the file (a regular ELF file, the one pid maps
- * when its identity is known) and reads it: whether it is CPython 3.11-3.13,
- * whose frames are read at the kernel events instead (its line probe
- * would trap on every line).  libbpf and the kernel are then given the
+ * when its identity is known) and reads it: whether it is CPython 3.11-3.13
+ * or Ruby 3.1, whose frames are read at the kernel events instead (their
+ * probes would trap on every line or method call).  libbpf and the kernel are then given the
  * open file, through /proc/self/fd, never the name again, and never a
  * file on FUSE, whose server could stall them in the tracer.
  */
@@ -164,7 +169,8 @@ static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
 		return f;
 	reader_file_id(&rf, dev, ino);
 	snprintf(rf.path, sizeof(rf.path), "%s", path);
-	if (reader_lang_file(&rf, lang, &out, &fd, &dev, &got_ino))
+	if (reader_lang_file(&rf, lang | (lp->usdt ? RD_LANG_USDT : 0), &out,
+			     &fd, &dev, &got_ino))
 		return NULL;
 	f = known(lp, dev, got_ino);
 	if (f)
@@ -177,9 +183,11 @@ static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
 	f->lang = lang;
 	f->frame = out.frame;
 	f->py = out.py;
+	f->rb = out.rb;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	if (f->frame) {
-		lp->run.py_frame_files++;
+		lp->run.py_frame_files += lang == LANG_PYTHON;
+		lp->run.rb_frame_files += lang == LANG_RUBY;
 	} else if (out.flags & RD_FLAG_FUSE) {
 		snprintf(lp->run.error, sizeof(lp->run.error),
 			 "%s probes of a file on FUSE: not attached (its "
@@ -188,6 +196,7 @@ static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
 	} else if (attach_all(lp, f, self, path)) {
 		lp->run.files++;
 		lp->run.py_usdt_files += lang == LANG_PYTHON;
+		lp->run.rb_usdt_files += lang == LANG_RUBY;
 	}
 	say_probed(lp, f, path);
 out:
@@ -195,16 +204,13 @@ out:
 	return f;
 }
 
-void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
+void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
+		     bool usdt)
 {
-	/* Measured on the reference machine: see README, "--lang". */
-	ct_warn("--lang: every Ruby process, and Python older than 3.11, on this "
-		"machine traps at each C-method call or line while clocktrace runs "
-		"(here ~40x slower Time.now, ~270x slower Python lines): use it on "
-		"a reproduction, not in production");
 	memset(lp, 0, sizeof(*lp));
 	lp->tracer = t;
 	lp->verbose = verbose;
+	lp->usdt = usdt;
 	for (size_t i = 0; i < ARRAY_SIZE(system_globs); i++) {
 		glob_t g;
 
@@ -214,6 +220,15 @@ void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose)
 			probe_file(lp, 0, g.gl_pathv[j], 0, 0);
 		globfree(&g);
 	}
+	/* Measured on the reference machine: see README, "--lang". */
+	if (lp->run.rb_usdt_files)
+		ct_warn("--lang: every Ruby process on this machine traps at each "
+			"method call while clocktrace runs (here ~40x slower "
+			"Time.now): use it on a reproduction, not in production");
+	if (lp->run.py_usdt_files)
+		ct_warn("--lang: every Python process that is not CPython "
+			"3.11-3.13 on this machine traps at each line while "
+			"clocktrace runs (~270x slower lines)");
 }
 
 /* The reader finds it in pid's mount namespace, by its identity. */
@@ -228,16 +243,21 @@ static struct lang_file *probe_mapped(struct lang_probe *lp, pid_t pid,
 static void register_frames(struct lang_probe *lp, const struct lang_file *f,
 			    pid_t pid, const struct maps_entry *e)
 {
-	int fd = bpf_map__fd(lp->tracer->skel->maps.py_procs);
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_procs);
+	struct lang_proc v = { .lang = f->lang }, old;
 	__u32 key = pid;
-	struct py_proc v, old;
 
 	/* What it made before now is counted; the window until the update is not. */
-	if (!bpf_map_lookup_elem(fd, &key, &old) && !old.runtime)
+	if (!bpf_map_lookup_elem(fd, &key, &old) && old.lang == LANG_NONE)
 		lp->pending += old.pending;
-	pyframe_proc(&f->py, e, &v);
-	if (!bpf_map_update_elem(fd, &key, &v, BPF_ANY))
-		lp->run.py_frame_procs++;
+	if (f->lang == LANG_PYTHON)
+		pyframe_proc(&f->py, e, &v.py);
+	else
+		rbframe_proc(&f->rb, e, &v.rb);
+	if (bpf_map_update_elem(fd, &key, &v, BPF_ANY))
+		return;
+	lp->run.py_frame_procs += f->lang == LANG_PYTHON;
+	lp->run.rb_frame_procs += f->lang == LANG_RUBY;
 }
 
 struct mapped_ctx {

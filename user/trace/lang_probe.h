@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --lang: the Ruby and Python interpreters' USDT probes, attached to each
- * interpreter file once (system-wide, like --libc's: the BPF side filters
- * by the traced set), and the script frames the kernel events were
- * counted under, read back into the model.
+ * --lang: each interpreter file read once (frame mode: CPython 3.11-3.13,
+ * Ruby 3.1, whose processes the BPF side is told where to read) or given
+ * its USDT probes (system-wide, like --libc's: the BPF side filters by the
+ * traced set), and the script frames the kernel events were counted
+ * under, read back into the model.
  */
 #ifndef CLOCKTRACE_LANG_PROBE_H
 #define CLOCKTRACE_LANG_PROBE_H
@@ -20,12 +21,14 @@ struct lang_probe {
 	size_t nfiles;
 	struct tracer *tracer;
 	struct lang_run run;		/* copied into the model at finish */
-	uint64_t pending;		/* events of Pythons before they were read */
+	uint64_t pending;		/* events of interpreters before they were read */
 	bool verbose;
+	bool usdt;			/* --lang=usdt: no frames read */
 };
 
 /* The system's interpreters: call before PROG runs. */
-void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose);
+void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
+		     bool usdt);
 /* The interpreter files pid maps: true when one is read or probed. */
 bool lang_probe_process(struct lang_probe *lp, pid_t pid);
 /*

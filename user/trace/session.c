@@ -261,7 +261,8 @@ static int session_setup(struct session *s)
 		libc_probe_init(&s->libc, &s->tracer, s->opts.verbose,
 				s->ops->libc_per_process);
 	if (s->opts.lang)
-		lang_probe_init(&s->lang, &s->tracer, s->opts.verbose);
+		lang_probe_init(&s->lang, &s->tracer, s->opts.verbose,
+				s->opts.lang_usdt);
 	s->targets = (struct targets){
 		.tracer = &s->tracer,
 		.model = &s->model,

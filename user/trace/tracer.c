@@ -67,7 +67,7 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	bpf_map__set_max_entries(skel->maps.lang_stacks, o->lang ? n : 1);
 	bpf_map__set_max_entries(skel->maps.lang_sites, o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_names, o->lang ? n * 4 : 1);
-	bpf_map__set_max_entries(skel->maps.py_procs, o->lang ? n : 1);
+	bpf_map__set_max_entries(skel->maps.lang_procs, o->lang ? n : 1);
 	bpf_map__set_max_entries(skel->maps.vdso_samples, o->vdso ? n * 8 : 1);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
 	if (o->trace_all) {

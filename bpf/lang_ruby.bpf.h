@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --lang, Ruby frame mode (Ruby 3.1): at a kernel event of a Ruby thread,
+ * the execution context holding the GVL (the VM's main ractor's running
+ * one), checked to be this thread's, its control frames walked from the
+ * innermost to the first Ruby (iseq) frame, and that frame's line found
+ * from its pc in the iseq's own line table: what rb_vm_get_sourceline()
+ * does.  Nothing runs between events.  Inline in lang.bpf.c.
+ */
+#ifndef CLOCKTRACE_LANG_RUBY_BPF_H
+#define CLOCKTRACE_LANG_RUBY_BPF_H
+
+/* Control frames looked through (C methods, ifuncs) to a Ruby one. */
+#define RB_FRAMES_MAX		16
+/* vm_core.h and internal/imemo.h, Ruby 3.1. */
+#define RB_FRAME_FLAG_CFRAME	0x0080
+#define RB_T_MASK		0x1f
+#define RB_T_STRING		0x05
+#define RB_T_ARRAY		0x07
+#define RB_T_IMEMO		0x1a
+#define RB_IMEMO_ISEQ		7
+#define RB_FL_USHIFT		12
+#define RB_FL_USER1		(1ULL << 13)	/* a string not embedded, an array embedded */
+/* iseq.c: the succinct line index's immediate part, and its blocks. */
+#define RB_SUCC_IMM_SIZE	54
+#define RB_SUCC_IMM_BYTES	48
+#define RB_SUCC_BLOCK_BYTES	80
+#define RB_SUCC_BLOCK_BITS	512
+
+/* rb_innermost()'s answers besides an enum lang_unattributed. */
+#define RB_FOUND		LANG_UN_MAX
+#define RB_UNREADABLE		(LANG_UN_MAX + 1)
+
+/*
+ * The pthread_t of this thread: on x86_64 its TLS base (fs).  Elsewhere
+ * not checked (0): the GVL holder is taken to be this thread.
+ */
+static __always_inline __u64 rb_this_pthread(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, thread.fsbase);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The execution context running Ruby code on this thread: the main
+ * ractor's GVL holder.  A thread that released the GVL (a blocking call)
+ * is not the holder, and is not given the holder's line.
+ */
+static __always_inline int rb_current_ec(const struct rb_proc *r, __u64 *ec)
+{
+	const struct rb_offsets *o = &r->off;
+	__u64 ractor, self = rb_this_pthread();
+
+	ractor = user_word(user_word(r->vm_ptr) + o->vm_main_ractor);
+	*ec = user_word(ractor + o->running_ec);
+	if (!*ec)
+		return LANG_UN_NO_THREAD;
+	if (self && user_word(user_word(*ec + o->ec_thread) + o->thread_id) != self)
+		return LANG_UN_NOT_GVL_HOLDER;
+	return RB_FOUND;
+}
+
+static __always_inline bool rb_is_iseq(__u64 iseq)
+{
+	__u64 flags = user_word(iseq);
+
+	return (flags & RB_T_MASK) == RB_T_IMEMO &&
+	       ((flags >> RB_FL_USHIFT) & 0xf) == RB_IMEMO_ISEQ;
+}
+
+/*
+ * The innermost Ruby frame's iseq and pc: RB_FOUND, RB_UNREADABLE, or why
+ * there is none (enum lang_unattributed).  Control frames grow down from
+ * the end of the VM stack: the caller of cfp is cfp + 1.
+ */
+static __always_inline int rb_innermost(const struct rb_proc *r, __u64 *iseq,
+					__u64 *pc)
+{
+	const struct rb_offsets *o = &r->off;
+	__u64 ec = 0, cfp, end;
+	int found = rb_current_ec(r, &ec);
+
+	if (found != RB_FOUND)
+		return found;
+	cfp = user_word(ec + o->ec_cfp);
+	end = user_word(ec + o->ec_vm_stack) +
+	      8 * user_word(ec + o->ec_vm_stack_size);
+	for (int i = 0; i < RB_FRAMES_MAX; i++) {
+		if (!cfp || cfp >= end)
+			return LANG_UN_NO_FRAME;
+		*pc = user_word(cfp + o->cf_pc);
+		*iseq = user_word(cfp + o->cf_iseq);
+		if (*pc && *iseq &&
+		    !(user_word(user_word(cfp + o->cf_ep)) & RB_FRAME_FLAG_CFRAME))
+			return rb_is_iseq(*iseq) ? RB_FOUND : RB_UNREADABLE;
+		cfp += o->cf_size;
+	}
+	return LANG_UN_FRAMES_PAST;
+}
+
+static __always_inline __u32 popcount64(__u64 x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (x * 0x0101010101010101ULL) >> 56;
+}
+
+/*
+ * iseq.c's succ_index_lookup(): how many instructions with a line entry
+ * start at or before pos.  Bounded reads, no loop.
+ */
+static __always_inline __u32 rb_succ_rank(__u64 table, __u32 pos)
+{
+	__u32 bit, small, rank = 0;
+	__u64 block, ranks;
+
+	if (pos < RB_SUCC_IMM_SIZE)
+		return (user_word(table + (pos / 9) * 8) >> ((pos % 9) * 7)) & 0x7f;
+	pos -= RB_SUCC_IMM_SIZE;
+	block = table + RB_SUCC_IMM_BYTES +
+		(__u64)(pos / RB_SUCC_BLOCK_BITS) * RB_SUCC_BLOCK_BYTES;
+	bit = pos % RB_SUCC_BLOCK_BITS;
+	small = bit / 64;
+	bpf_probe_read_user(&rank, sizeof(rank), (void *)block);
+	ranks = user_word(block + 8);
+	if (small)
+		rank += (ranks >> ((small - 1) * 9)) & 0x1ff;
+	return rank + popcount64(user_word(block + 16 + small * 8) <<
+				 (63 - bit % 64));
+}
+
+/* The line of the instruction before pc (the one running), 0 if none. */
+static __always_inline int rb_line(const struct rb_offsets *o, __u64 body,
+				   __u64 pc, __u32 *line)
+{
+	__u64 start = user_word(body + o->body_iseq_encoded);
+	__u32 size = 0, entries = 0, idx = 0;
+	__u64 pos;
+
+	bpf_probe_read_user(&size, sizeof(size), (void *)(body + o->body_iseq_size));
+	bpf_probe_read_user(&entries, sizeof(entries),
+			    (void *)(body + o->body_insns_size));
+	if (pc < start || (pc - start) / 8 > size)
+		return RB_UNREADABLE;
+	pos = (pc - start) / 8;
+	if (pos)
+		pos--;
+	*line = 0;
+	if (!entries)
+		return RB_FOUND;
+	if (entries > 1)
+		idx = rb_succ_rank(user_word(body + o->body_succ_table), pos) - 1;
+	if (idx >= entries)
+		return RB_UNREADABLE;
+	bpf_probe_read_user(line, sizeof(*line),
+			    (void *)(user_word(body + o->body_insns_info) +
+				     (__u64)idx * o->insn_entry_size));
+	return RB_FOUND;
+}
+
+/* A String's characters into buf, hashed; "" for anything else. */
+static __always_inline __u64 rb_str_hash(const struct rb_offsets *o, __u64 str,
+					 char *buf, long max)
+{
+	__u64 flags = str ? user_word(str) : 0;
+
+	buf[0] = '\0';
+	if ((flags & RB_T_MASK) != RB_T_STRING)
+		return 0;
+	if (flags & RB_FL_USER1)
+		return read_hash(buf, max, user_word(str + o->str_heap_ptr));
+	return read_hash(buf, max, str + o->str_embed);
+}
+
+/* location.pathobj: the path, or [path, realpath]. */
+static __always_inline __u64 rb_path(const struct rb_offsets *o, __u64 body)
+{
+	__u64 path = user_word(body + o->body_path);
+	__u64 flags = path ? user_word(path) : 0;
+
+	if ((flags & RB_T_MASK) != RB_T_ARRAY)
+		return path;
+	if (flags & RB_FL_USER1)	/* an array's flag: embedded */
+		return user_word(path + o->ary_embed);
+	return user_word(user_word(path + o->ary_heap_ptr));
+}
+
+static __always_inline struct lang_site *rb_site_of(const struct rb_offsets *o,
+						    struct lang_site_key *k,
+						    __u64 body)
+{
+	__u32 zero = 0;
+	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &zero);
+	struct lang_site *site;
+
+	if (!n)
+		return NULL;
+	k->lang = LANG_RUBY;
+	k->cls_hash = 0;
+	k->file_hash = rb_str_hash(o, rb_path(o, body), n->file, sizeof(n->file));
+	k->func_hash = rb_str_hash(o, user_word(body + o->body_label), n->func,
+				   sizeof(n->func));
+	site = bpf_map_lookup_elem(&lang_sites, k);
+	if (site)
+		return site;
+	n->cls[0] = '\0';
+	n->table_len = 0;
+	bpf_map_update_elem(&lang_names, k, n, BPF_NOEXIST);
+	return lookup_or_init(&lang_sites, k, &lang_site_init,
+			      LOSS_LANG_MAP_FULL);
+}
+
+/* A Ruby frame-mode process's event: counted, unattributed or lost. */
+static __always_inline void rb_attribute(const struct rb_proc *r,
+					 struct lang_site_key *k, __u32 kind)
+{
+	__u64 iseq = 0, pc = 0, body = 0;
+	struct lang_site *site;
+	int found = rb_innermost(r, &iseq, &pc);
+
+	if (found == RB_FOUND) {
+		body = user_word(iseq + r->off.iseq_body);
+		found = rb_line(&r->off, body, pc, &k->line);
+	}
+	if (found == RB_UNREADABLE) {
+		count_loss(LOSS_LANG_RB_FRAME);
+		return;
+	}
+	if (found != RB_FOUND) {
+		count_unattributed(found);
+		return;
+	}
+	site = rb_site_of(&r->off, k, body);
+	if (site)
+		lang_count(site, kind);
+}
+
+#endif /* CLOCKTRACE_LANG_RUBY_BPF_H */

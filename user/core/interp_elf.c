@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lang's frame mode: see interp_elf.h. */
+#include <string.h>
+
+#include "elf_bounds.h"
+#include "interp_elf.h"
+
+void interp_symbols(Elf *elf, struct interp_symbol *w, size_t n)
+{
+	struct elf_symtab t;
+
+	if (elf_symtab_pick(elf, &t))
+		return;
+	for (size_t i = 0; i < t.count; i++) {
+		const char *name;
+		GElf_Sym sym;
+		size_t len;
+
+		if (!elf_symtab_get(&t, i, &sym, &name, &len) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (!*w[k].vaddr && strlen(w[k].name) == len &&
+			    !memcmp(name, w[k].name, len))
+				*w[k].vaddr = sym.st_value;
+	}
+}
+
+int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
+{
+	size_t n = 0;
+	int found = 0;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if ((ph.p_flags & PF_X) && !(found & 2)) {
+			*delta = ph.p_vaddr - ph.p_offset;
+			found |= 2;
+		}
+		if (vaddr >= ph.p_vaddr && vaddr + 8 <= ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			found |= 1;
+		}
+	}
+	return found == 3 ? 0 : -1;
+}
+
+bool interp_is_lp64(const GElf_Ehdr *eh)
+{
+	return eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       (eh->e_machine == EM_X86_64 || eh->e_machine == EM_AARCH64);
+}

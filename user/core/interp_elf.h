@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What --lang's frame mode reads of an interpreter file (CPython, libruby):
+ * the addresses of named data symbols, and where the file keeps an
+ * address's bytes.  Called inside the sandboxed file reader only.
+ */
+#ifndef CLOCKTRACE_INTERP_ELF_H
+#define CLOCKTRACE_INTERP_ELF_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct interp_symbol {
+	const char *name;
+	uint64_t *vaddr;	/* left as it is when not found */
+};
+
+/* Each data symbol's address as linked, in the one table elf_bounds.h reads. */
+void interp_symbols(Elf *elf, struct interp_symbol *w, size_t n);
+/*
+ * The file offset of the 8 bytes at vaddr, and the code segment's
+ * p_vaddr - p_offset: 0, or -1 when the file has no such bytes.
+ */
+int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta);
+/* LP64 on a machine whose layouts are known (x86_64, arm64). */
+bool interp_is_lp64(const GElf_Ehdr *eh);
+
+#endif /* CLOCKTRACE_INTERP_ELF_H */

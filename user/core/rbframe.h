@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --lang for Ruby 3.1 without a trap per method call: the BPF side reads
+ * the running thread's control frames at each kernel event
+ * (bpf/lang_ruby.bpf.h).  Here: which interpreter files qualify, where
+ * their ruby_current_vm_ptr is, and the version's struct offsets.
+ */
+#ifndef CLOCKTRACE_RBFRAME_H
+#define CLOCKTRACE_RBFRAME_H
+
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "clocktrace.h"
+#include "procfs.h"
+
+/* An interpreter file (libruby) whose frames can be read. */
+struct rb_binary {
+	uint64_t vm_ptr;	/* &ruby_current_vm_ptr as linked */
+	uint64_t exec_delta;	/* p_vaddr - p_offset of the code segment */
+	uint32_t version;	/* 0x0301 for 3.1 */
+	uint32_t pad;
+	struct rb_offsets off;	/* that version's */
+};
+
+/* 0 when the ELF open at fd is a Ruby whose layout is known. */
+int rbframe_binary(int fd, struct rb_binary *b);
+/* What the BPF side needs for a process mapping b's code at e. */
+void rbframe_proc(const struct rb_binary *b, const struct maps_entry *e,
+		  struct rb_proc *out);
+
+#endif /* CLOCKTRACE_RBFRAME_H */
