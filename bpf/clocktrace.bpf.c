@@ -713,6 +713,7 @@ static __always_inline void forget_thread(struct task_struct *p)
 }
 
 #include "lang.bpf.h"
+#include "stacks.bpf.h"
 
 /*
  * A counted syscall begins: shared by the raw tracepoint, which sees every
@@ -795,6 +796,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 		attribute_to_libc(ts, tgid, kind, ns);
 	if (lang_enabled)
 		lang_attribute(tgid, kind, ts->libc_fn);
+	stack_sample(regs, tgid, kind);
 	return 0;
 }
 
