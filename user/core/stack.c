@@ -48,15 +48,9 @@ uint64_t stack_row_weight(const struct stack_row *r)
 	return r->tz_accesses + r->clock_syscalls;
 }
 
-static uint64_t exact_count(const struct proc_model *p, uint32_t cls)
+static uint64_t exact_count(const struct proc_model *p, uint32_t kind)
 {
-	uint64_t sum = 0;
-
-	if (cls == STACK_CLASS_TZ)
-		return proc_tz_accesses(p);
-	for (int k = 0; k < KIND_FIRST_TZ; k++)
-		sum += p->kinds[k].count;
-	return sum;
+	return kind < KIND_MAX ? p->kinds[kind].count : 0;
 }
 
 static int by_process(const void *a, const void *b)
@@ -65,14 +59,14 @@ static int by_process(const void *a, const void *b)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static void add_weight(struct stack_row *r, uint32_t cls, uint64_t w)
+static void add_weight(struct stack_row *r, uint32_t kind, uint64_t w)
 {
-	if (cls == STACK_CLASS_TZ)
+	if (stack_class_of(kind) == STACK_CLASS_TZ)
 		r->tz_accesses += w;
 	else
 		r->clock_syscalls += w;
@@ -92,7 +86,7 @@ static size_t uncopied_row(struct stack_table *t)
 }
 
 /*
- * One process's class: its exact count shared over s[0..n) by copies,
+ * One process's kind of event: its exact count shared over s[0..n) by copies,
  * the rounding left to the row with most copies.
  */
 static void weigh_group(struct stack_table *t, const struct stack_share *s,
@@ -110,13 +104,13 @@ static void weigh_group(struct stack_table *t, const struct stack_share *s,
 		uint64_t w = (uint64_t)((unsigned __int128)exact * s[i].copies /
 					copies);
 
-		add_weight(&t->rows[s[i].row], s[i].cls, w);
+		add_weight(&t->rows[s[i].row], s[i].kind, w);
 		given += w;
 		if (exact != copies)
 			t->rows[s[i].row].sampled = true;
 	}
 	if (copies)
-		add_weight(&t->rows[s[most].row], s[most].cls, exact - given);
+		add_weight(&t->rows[s[most].row], s[most].kind, exact - given);
 }
 
 static bool row_has_pid(const struct stack_share *s, size_t n, size_t row,
@@ -142,17 +136,17 @@ static void weigh_uncopied(struct stack_table *t, const struct model *m,
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc_model *p = &m->procs[i];
 
-		for (uint32_t cls = 0; cls < STACK_CLASSES; cls++) {
-			uint64_t exact = exact_count(p, cls);
+		for (uint32_t kind = 0; kind < KIND_MAX; kind++) {
+			uint64_t exact = exact_count(p, kind);
 			size_t row;
 			bool found = false;
 
 			for (size_t j = 0; j < n && !found; j++)
-				found = s[j].pid == p->pid && s[j].cls == cls;
+				found = s[j].pid == p->pid && s[j].kind == kind;
 			if (found || !exact)
 				continue;
 			row = uncopied_row(t);
-			add_weight(&t->rows[row], cls, exact);
+			add_weight(&t->rows[row], kind, exact);
 			t->rows[row].processes++;
 		}
 	}
@@ -171,9 +165,9 @@ void stack_table_weigh(struct stack_table *t, struct stack_share *s,
 		const struct proc_model *p = model_find(m, s[i].pid);
 
 		for (j = i; j < n && s[j].pid == s[i].pid &&
-		     s[j].cls == s[i].cls; j++)
+		     s[j].kind == s[i].kind; j++)
 			;
-		weigh_group(t, s + i, j - i, p ? exact_count(p, s[i].cls) : 0);
+		weigh_group(t, s + i, j - i, p ? exact_count(p, s[i].kind) : 0);
 	}
 	count_processes(t, s, n);
 	weigh_uncopied(t, m, s, n);

@@ -3,9 +3,9 @@
  * Whole user stacks of the kernel events (--stacks): rows of identical
  * stacks, merged across processes, each weighted by the exact counts.
  * The kernel side copies a sample of the stacks (clocktrace.h, stack
- * rule); each process's exact count of a class (tz accesses, clock
- * syscalls) is shared among the rows its copies fell in, in proportion,
- * so the weights of a class sum to its exact count.  A process whose
+ * rule); each process's exact count of a kind of event (stat, open,
+ * clock_gettime, ...) is shared among the rows its copies fell in, in
+ * proportion, so the weights sum to the exact counts.  A process whose
  * events had no copy at all gives them to a row without frames.
  */
 #ifndef CLOCKTRACE_STACK_H
@@ -48,11 +48,11 @@ struct stack_table {
 	size_t nrows, cap;
 };
 
-/* copies of process pid's events of a class that fell in rows[row]. */
+/* copies of process pid's events of a kind that fell in rows[row]. */
 struct stack_share {
 	size_t row;
 	pid_t pid;
-	uint32_t cls;		/* enum stack_class */
+	uint32_t kind;		/* enum kind */
 	uint64_t copies;
 };
 

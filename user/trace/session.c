@@ -141,6 +141,8 @@ static void on_event(void *ctx, const struct event *e)
 		targets_learn_fork(&s->model, p, e);
 		if (s->opts.libc)
 			libc_probe_fork(&s->libc, p);
+		if (s->opts.stacks)
+			stacks_note_fork(&s->stacks, e->pid, e->ppid);
 		break;
 	case EVENT_EXEC:
 		targets_learn_exec(&s->model, p, (const struct exec_event *)e);

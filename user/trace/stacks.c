@@ -88,18 +88,51 @@ static void take_mapping(const struct maps_entry *e, void *ctx)
 	};
 }
 
-/* The image of pid's copies, its maps read at the first one. */
-static int image_of(struct stacks *st, pid_t pid)
+static int current_image(const struct stacks *st, pid_t pid)
 {
-	struct stack_image *im;
-
 	for (size_t i = st->nimages; i-- > 0;)
 		if (st->images[i]->pid == pid && !st->images[i]->replaced)
 			return (int)i;
+	return -1;
+}
+
+/* A child that has not exec'd maps what its parent mapped at the fork. */
+static const struct stack_image *parent_image(const struct stacks *st,
+					      pid_t pid)
+{
+	for (size_t i = st->nforks; i-- > 0;) {
+		const struct stack_fork *f = &st->forks[i];
+		int im;
+
+		if (f->pid != pid)
+			continue;
+		im = f->execed ? -1 : current_image(st, f->ppid);
+		return im < 0 ? NULL : st->images[im];
+	}
+	return NULL;
+}
+
+/* The image of pid's copies, its maps read at the first one. */
+static int image_of(struct stacks *st, pid_t pid)
+{
+	const struct stack_image *parent;
+	struct stack_image *im;
+	int i = current_image(st, pid);
+
+	if (i >= 0)
+		return i;
 	im = xcalloc(1, sizeof(*im));
 	im->pid = pid;
-	/* Gone already: its copies stay, without a file to unwind them by. */
+	/*
+	 * Gone already: a forked child is unwound by its parent's maps,
+	 * others stay without a file to unwind them by.
+	 */
 	maps_for_each_file(pid, MAPS_READ_MAX, take_mapping, im);
+	parent = im->nmaps ? NULL : parent_image(st, pid);
+	if (parent) {
+		*im = *parent;
+		im->pid = pid;
+	}
 	proc_comm(pid, im->comm, sizeof(im->comm));
 	st->images = xrealloc(st->images, st->nimages + 1, sizeof(*st->images));
 	st->images[st->nimages] = im;
@@ -138,8 +171,20 @@ int stacks_init(struct stacks *st, struct tracer *t)
 	return 0;
 }
 
+void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid)
+{
+	st->forks = xrealloc(st->forks, st->nforks + 1, sizeof(*st->forks));
+	st->forks[st->nforks++] = (struct stack_fork){ .pid = pid,
+						       .ppid = ppid };
+}
+
 void stacks_note_exec(struct stacks *st, pid_t pid)
 {
+	for (size_t i = st->nforks; i-- > 0;)
+		if (st->forks[i].pid == pid) {
+			st->forks[i].execed = true;
+			break;
+		}
 	for (size_t i = 0; i < st->nimages; i++)
 		if (st->images[i]->pid == pid)
 			st->images[i]->replaced = true;
@@ -284,12 +329,12 @@ static size_t row_of(struct stacks *st, const struct stack_image *im,
 	return i;
 }
 
-static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t cls)
+static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind)
 {
 	for (size_t i = st->nshares; i-- > 0;) {
 		struct stack_share *s = &st->shares[i];
 
-		if (s->row == row && s->pid == pid && s->cls == cls) {
+		if (s->row == row && s->pid == pid && s->kind == kind) {
 			s->copies++;
 			return;
 		}
@@ -300,7 +345,7 @@ static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t cls)
 				      sizeof(*st->shares));
 	}
 	st->shares[st->nshares++] = (struct stack_share){
-		.row = row, .pid = pid, .cls = cls, .copies = 1,
+		.row = row, .pid = pid, .kind = kind, .copies = 1,
 	};
 }
 
@@ -358,7 +403,7 @@ static void unwind_queue(struct stacks *st)
 			if (!nframes[i])
 				st->tracer->user_losses[LOSS_STACK_UNWOUND]++;
 			row = row_of(st, im, ev->kind, pcs[i], nframes[i]);
-			add_share(st, row, ev->pid, stack_class_of(ev->kind));
+			add_share(st, row, ev->pid, ev->kind);
 		}
 	}
 	for (size_t i = 0; i < st->nqueue; i++)
@@ -384,5 +429,6 @@ void stacks_free(struct stacks *st)
 	free(st->queue);
 	stack_table_free(&st->table);
 	free(st->shares);
+	free(st->forks);
 	memset(st, 0, sizeof(*st));
 }

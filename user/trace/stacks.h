@@ -24,6 +24,11 @@ struct stack_record;
 /* Copies waiting to be unwound at most: 8 KiB each. */
 #define STACKS_QUEUE_MAX	4096
 
+struct stack_fork {
+	pid_t pid, ppid;
+	bool execed;
+};
+
 struct stacks {
 	struct tracer *tracer;
 	struct stack_image **images;	/* every image seen, by id */
@@ -33,10 +38,14 @@ struct stacks {
 	struct stack_table table;
 	struct stack_share *shares;
 	size_t nshares, shares_cap;
+	struct stack_fork *forks;	/* fork notices, oldest first */
+	size_t nforks;
 };
 
 /* Listens to the kernel's stack copies (the tracer's ring buffer). */
 int stacks_init(struct stacks *st, struct tracer *t);
+/* pid was forked by ppid: its image is ppid's until it execs. */
+void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid);
 /* pid has a new image: its next copy reads its maps again. */
 void stacks_note_exec(struct stacks *st, pid_t pid);
 /* Unwinds what is queued; m->stacks is the table, weighed by m's counts. */
