@@ -112,10 +112,14 @@ static const struct stack_image *parent_image(const struct stacks *st,
 	return NULL;
 }
 
-/* The image of pid's copies, its maps read at the first one. */
-static int image_of(struct stacks *st, pid_t pid)
+static const struct image_map *map_at(const struct stack_image *im,
+				      uint64_t pc);
+
+/* The image of pid's copies, its maps read at the first one (ev). */
+static int image_of(struct stacks *st, const struct stack_event *ev)
 {
-	const struct stack_image *parent;
+	const struct stack_image *parent = NULL;
+	pid_t pid = ev->pid;
 	struct stack_image *im;
 	int i = current_image(st, pid);
 
@@ -124,12 +128,14 @@ static int image_of(struct stacks *st, pid_t pid)
 	im = xcalloc(1, sizeof(*im));
 	im->pid = pid;
 	/*
-	 * Gone already: a forked child is unwound by its parent's maps,
-	 * others stay without a file to unwind them by.
+	 * Gone already, or going (its mappings half torn down: the event's
+	 * own instruction is in none): a forked child is unwound by its
+	 * parent's maps, others stay without a file to unwind them by.
 	 */
 	maps_for_each_file(pid, MAPS_READ_MAX, take_mapping, im);
-	parent = im->nmaps ? NULL : parent_image(st, pid);
-	if (parent) {
+	if (!map_at(im, ev->regs[STACK_REG_IP]))
+		parent = parent_image(st, pid);
+	if (parent && (!im->nmaps || map_at(parent, ev->regs[STACK_REG_IP]))) {
 		*im = *parent;
 		im->pid = pid;
 	}
@@ -153,7 +159,7 @@ static int take_copy(void *ctx, void *data, size_t size)
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->ev = *ev;
-	r->image = image_of(st, ev->pid);
+	r->image = image_of(st, ev);
 	st->queue = xrealloc(st->queue, st->nqueue + 1, sizeof(*st->queue));
 	st->queue[st->nqueue++] = r;
 	return 0;
