@@ -132,7 +132,6 @@ check_addr2line() {
 }
 
 @test "a static binary: stacks unwound to main, addr2line agrees" {
-	make -s -C "$ROOT" tools/tzloop-static >/dev/null
 	cp "$TOOLS/tzloop-static" "$tmp/static"
 	run_stacks "$tmp/static" -m localtime -n 500 -c 1
 	check_tz_stacks
