@@ -146,6 +146,15 @@ check_addr2line() {
 	[ "$(jqr "$tmp/out.json" '.stacks[0].frames | map(.function) | .[-2:] | join("<")')" = "do_work<main" ]
 }
 
+@test "pre-forked workers that exit fast: unwound by their idle parent's maps, one row" {
+	run_stacks "$TOOLS/tzloop" -m none -n 1 -c 4 -p -s CLOCK_PROCESS_CPUTIME_ID:300
+	[ "$(workload_sum "$tmp/err" clock_syscalls)" -eq 1200 ]
+	[ "$(jqr "$tmp/out.json" '.stacks[0].clock_syscalls')" -eq 1200 ]
+	[ "$(jqr "$tmp/out.json" '.stacks[0].processes')" -eq 4 ]
+	[ "$(jqr "$tmp/out.json" '.stacks[0].frames | map(.function) | join("<")')" = "syscall<do_work<main" ]
+	[ "$(jqr "$tmp/out.json" '.losses.stack_not_unwound')" -eq 0 ]
+}
+
 @test "text: the tz-repeated-access finding names its top stacks innermost first" {
 	env -u TZ "$CT" run --stacks -- "$TOOLS/tzloop" -m localtime -n 300 -c 2 \
 		2>"$tmp/txt" >/dev/null

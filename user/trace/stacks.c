@@ -96,18 +96,48 @@ static int current_image(const struct stacks *st, pid_t pid)
 	return -1;
 }
 
-/* A child that has not exec'd maps what its parent mapped at the fork. */
-static const struct stack_image *parent_image(const struct stacks *st,
-					      pid_t pid)
+static struct stack_image *read_image(pid_t pid)
+{
+	struct stack_image *im = xcalloc(1, sizeof(*im));
+
+	im->pid = pid;
+	maps_for_each_file(pid, MAPS_READ_MAX, take_mapping, im);
+	proc_comm(pid, im->comm, sizeof(im->comm));
+	return im;
+}
+
+static int add_image(struct stacks *st, struct stack_image *im)
+{
+	st->images = xrealloc(st->images, st->nimages + 1, sizeof(*st->images));
+	st->images[st->nimages] = im;
+	return (int)st->nimages++;
+}
+
+/*
+ * A child that has not exec'd maps what its parent mapped at the fork:
+ * the parent's image, read now if it made no copy yet (a pre-forking
+ * server's parent outlives its workers).
+ */
+static const struct stack_image *parent_image(struct stacks *st, pid_t pid)
 {
 	for (size_t i = st->nforks; i-- > 0;) {
 		const struct stack_fork *f = &st->forks[i];
-		int im;
+		struct stack_image *im;
+		int at;
 
 		if (f->pid != pid)
 			continue;
-		im = f->execed ? -1 : current_image(st, f->ppid);
-		return im < 0 ? NULL : st->images[im];
+		if (f->execed)
+			return NULL;
+		at = current_image(st, f->ppid);
+		if (at >= 0)
+			return st->images[at];
+		im = read_image(f->ppid);
+		if (!im->nmaps) {
+			free(im);
+			return NULL;
+		}
+		return st->images[add_image(st, im)];
 	}
 	return NULL;
 }
@@ -125,24 +155,19 @@ static int image_of(struct stacks *st, const struct stack_event *ev)
 
 	if (i >= 0)
 		return i;
-	im = xcalloc(1, sizeof(*im));
-	im->pid = pid;
 	/*
 	 * Gone already, or going (its mappings half torn down: the event's
 	 * own instruction is in none): a forked child is unwound by its
 	 * parent's maps, others stay without a file to unwind them by.
 	 */
-	maps_for_each_file(pid, MAPS_READ_MAX, take_mapping, im);
+	im = read_image(pid);
 	if (!map_at(im, ev->regs[STACK_REG_IP]))
 		parent = parent_image(st, pid);
 	if (parent && (!im->nmaps || map_at(parent, ev->regs[STACK_REG_IP]))) {
 		*im = *parent;
 		im->pid = pid;
 	}
-	proc_comm(pid, im->comm, sizeof(im->comm));
-	st->images = xrealloc(st->images, st->nimages + 1, sizeof(*st->images));
-	st->images[st->nimages] = im;
-	return (int)st->nimages++;
+	return add_image(st, im);
 }
 
 static int take_copy(void *ctx, void *data, size_t size)
