@@ -81,6 +81,11 @@ enum loss {
 	LOSS_READER_CRASHED,	/* the reader died on a file */
 	LOSS_READER_SKIPPED,	/* not asked: its file or device was hostile */
 	LOSS_VDSO_MAP_FULL,	/* --vdso: a sample could not be counted */
+	/* Stacks (stacks.bpf.h): an event whose stack was to be copied. */
+	LOSS_STACK_RINGBUF_FULL,	/* no room in stack_events */
+	LOSS_STACK_UNREADABLE,	/* the user stack could not be read */
+	LOSS_STACK_BUDGET_FULL,	/* its process had no stack_budgets entry */
+	LOSS_STACK_UNWOUND,	/* userspace: a copy not unwound (queue, reader) */
 	LOSS_MAX,
 };
 
@@ -454,6 +459,55 @@ struct lang_proc {
 struct vdso_key {
 	__u32 tgid;
 	__u32 off;
+};
+
+/*
+ * Stacks: at a tz access or a clock syscall of a traced process, the user
+ * registers and a copy of the top of the user stack (stacks.bpf.h), for
+ * userspace to unwind with the binaries' CFI.  Per process, the first
+ * STACK_FIRST_COPIED events of each class are copied, then one per token
+ * of a bucket of STACK_BUCKET tokens refilled at STACK_RATE_HZ; the rest
+ * are counted as sampled out, so that the exact counts weight the copies.
+ */
+#define STACK_COPY_LEN		8192	/* bytes of stack copied at most */
+#define STACK_FIRST_COPIED	64
+#define STACK_BUCKET		64
+#define STACK_RATE_HZ		32
+
+enum stack_class {
+	STACK_CLASS_TZ,		/* KIND_TZ_*: a tz access */
+	STACK_CLASS_CLOCK,	/* the clock syscalls */
+	STACK_CLASSES,
+};
+
+/* Registers of the user context, by architecture. */
+enum stack_reg {
+	STACK_REG_IP,		/* x86_64 rip; arm64 pc */
+	STACK_REG_SP,
+	STACK_REG_FP,		/* x86_64 rbp; arm64 x29 */
+	STACK_REG_LR,		/* arm64 x30; 0 on x86_64 */
+	STACK_REGS,
+};
+
+/* stack_budgets: tgid -> its sampling state and what became of its events. */
+struct stack_budget {
+	__u64 refill_ns;	/* when tokens was last refilled */
+	__u32 tokens;
+	__u32 pad;
+	__u64 copied[STACK_CLASSES];	/* submitted to stack_events */
+	__u64 sampled_out[STACK_CLASSES];	/* over the rate: counted only */
+	__u64 lost[STACK_CLASSES];	/* to be copied, but could not be */
+};
+
+/* stack_events: one per copied event. */
+struct stack_event {
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 kind;		/* enum kind */
+	__u32 stack_len;	/* bytes of stack[] read, from regs[STACK_REG_SP] */
+	__u64 ts_ns;
+	__u64 regs[STACK_REGS];
+	__u8 stack[STACK_COPY_LEN];
 };
 
 #endif /* CLOCKTRACE_H */

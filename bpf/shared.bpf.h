@@ -55,6 +55,8 @@ CT_SETTING(char target_cgroup_name[CGROUP_NAME_LEN], {});
 CT_SETTING(bool has_task_storage, true);
 /* --lang: the kernel events ask lang.bpf.c for the script frame. */
 CT_SETTING(bool lang_enabled, false);
+/* --stacks: the syscall exit copies the user stack (stacks.bpf.c). */
+CT_SETTING(bool stacks_enabled, false);
 
 CT_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

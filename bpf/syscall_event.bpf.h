@@ -13,6 +13,7 @@
 #include "targets.bpf.h"
 #include "syscalls.bpf.h"
 #include "libc.bpf.h"
+#include "stacks.bpf.h"
 
 /* What record_tz_path() did, besides a tz_files index. */
 #define TZ_PATH_NONE	-2	/* not a tz file, or a loss: count nothing */
@@ -116,6 +117,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 		attribute_to_libc(ts, tgid, kind, ns);
 	if (lang_enabled)
 		lang_attribute(tgid, kind, ts->libc_fn);
+	stack_sample(regs, tgid, kind);
 	return 0;
 }
 

@@ -11,15 +11,15 @@ _clocktrace_commands="run attach top bench doctor"
 
 _clocktrace_opts_run="-o --output --html --compare --fix --repeat -j --json
 	--format -i --interval -T --timestamp --top --per-process --libc --lang
-	--vdso --vdso-rate -u --user --follow --cgroup --unit --metrics-by --max-procs --ringbuf-kb
+	--stacks --vdso --vdso-rate -u --user --follow --cgroup --unit --metrics-by --max-procs --ringbuf-kb
 	--attach
 	-v --verbose -h --help"
 _clocktrace_opts_attach="-o --output --html -j --json --format -p --pid
 	--comm --cgroup --unit --tree -d --duration -i --interval -T --timestamp
-	--top --per-process --libc --lang --vdso --vdso-rate --listen --metrics-by
+	--top --per-process --libc --lang --stacks --vdso --vdso-rate --listen --metrics-by
 	--max-procs --ringbuf-kb --attach -v --verbose -h --help"
 _clocktrace_opts_top="-o --output -j --json --format -d --duration
-	-i --interval -T --timestamp -n --count --top --by --libc --vdso --vdso-rate --listen
+	-i --interval -T --timestamp -n --count --top --by --libc --stacks --vdso --vdso-rate --listen
 	--cgroup --unit --metrics-by --max-procs --ringbuf-kb --attach -v --verbose
 	-h --help"
 _clocktrace_opts_bench="-c --clock -d --duration -f --fork --cpu -j --json

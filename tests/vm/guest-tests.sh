@@ -30,6 +30,7 @@ run_compare_other	full		run --compare --attach (the other mode): probes off and 
 unrelated_cost		full		an untraced getppid loop: no program of ours runs for it in fentry mode, one per call on the tracepoints (times in VMINFO)
 tz_env			small,full	run: a TZ=:file first, last, and past the 20 KiB environment copy, exact
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
+stacks_unwound		small,full	run --stacks: the stack copies load, unwind to do_work and main, weights sum to the exact clock counts
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
 vdso_sampled		small,full	run --vdso: the perf_event sampler loads and samples each process, nothing lost
@@ -322,6 +323,29 @@ t_libc_localtime()
 			return 1
 		}
 	done < "$W/lc.want"
+}
+
+t_stacks_unwound()
+{
+	# Workers of an idle parent: its maps unwind them even once they are
+	# gone.  2000 calls each: the whole run must outlast the tracer's
+	# first look at the maps (stacks.h), slow as it is under TCG.
+	"$CT" run --stacks --json -o "$W/st.json" -- "$TOOLS/tzloop" -m none \
+		-n 1 -c 2 -p -s CLOCK_PROCESS_CPUTIME_ID:2000 > /dev/null \
+		2> "$W/st.err" || fail "run --stacks failed" "$W/st.err" || return 1
+	# hpet here: the vDSO's reads are syscalls too, counted exactly.
+	want=$(jq '[.processes[].clock[].count] | add' "$W/st.json")
+	got=$(jq '[.stacks[].clock_syscalls] | add' "$W/st.json")
+	[ "$got" = "$want" ] ||
+		fail "stack weights $got, clock syscalls $want" "$W/st.err" || return 1
+	top=$(jq -r '.stacks[0].frames | map(.function // "?") | join("<")' \
+		"$W/st.json")
+	case "$top" in
+	*"<do_work<main") ;;
+	*)	diag "losses: $(jq -c '.losses | with_entries(select(.value > 0))' "$W/st.json")"
+		diag "rows: $(jq -c '[.stacks[] | [.event, .clock_syscalls, .processes, (.frames | length)]]' "$W/st.json")"
+		fail "the top stack does not reach do_work and main: $top"; return 1 ;;
+	esac
 }
 
 # Waits (up to 60 s: TCG) until the attach of pid $1 printed its first

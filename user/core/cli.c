@@ -29,7 +29,7 @@ enum {
 	OPT_TOP = 256, OPT_PER_PROCESS, OPT_LIBC, OPT_LANG, OPT_FOLLOW, OPT_MAX_PROCS,
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_HTML, OPT_COMPARE,
 	OPT_FIX, OPT_REPEAT, OPT_LISTEN, OPT_METRICS_BY, OPT_CGROUP, OPT_UNIT,
-	OPT_BY, OPT_CPU, OPT_ATTACH, OPT_VDSO, OPT_VDSO_RATE,
+	OPT_BY, OPT_CPU, OPT_ATTACH, OPT_VDSO, OPT_VDSO_RATE, OPT_STACKS,
 };
 
 /*
@@ -107,6 +107,10 @@ static const struct option_doc docs[] = {
 	  "Python 3.11-3.13: frames read at each event, nothing between; "
 	  "other versions, or all with =usdt: USDT probes that slow the "
 	  "interpreters many times)" },
+	{ { "stacks", no_argument, NULL, OPT_STACKS }, M_ALL, NULL,
+	  "tie each kernel event to its whole user stack, unwound from a "
+	  "copy of the stack top (no uprobe; a sample past a rate per "
+	  "process, weighted by the exact counts)" },
 	{ { "vdso", no_argument, NULL, OPT_VDSO }, M_ALL, NULL,
 	  "estimate the clock reads the vDSO serves (never in the kernel) "
 	  "by sampling CPU time, with 95% intervals" },
@@ -476,6 +480,9 @@ static int parse_one(struct opts *opts, int c, const char *arg)
 		opts->lang = true;
 		opts->lang_usdt = arg != NULL;
 		return 0;
+	case OPT_STACKS:
+		opts->stacks = true;
+		return 0;
 	case OPT_VDSO:
 		opts->vdso = true;
 		return 0;
@@ -575,6 +582,8 @@ static int check_compare(struct opts *opts)
 	/* Uprobes and interval reports would be timed with PROG. */
 	if (opts->libc || opts->lang)
 		return bad(opts->mode, "--compare times PROG: it cannot take --libc or --lang", NULL);
+	if (opts->stacks)
+		return bad(opts->mode, "--compare cannot take --stacks", NULL);
 	if (opts->interval > 0)
 		return bad(opts->mode, "--compare cannot take -i", NULL);
 	if (opts->cgroup || opts->unit)

@@ -45,6 +45,7 @@ struct opts {
 	bool lang;			/* --lang: interpreters' script frames */
 	bool lang_usdt;			/* --lang=usdt: by their USDT probes */
 	bool vdso;			/* --vdso: sample for vDSO reads */
+	bool stacks;			/* --stacks: whole user stacks of the events */
 	unsigned int vdso_hz;		/* --vdso-rate */
 	bool follow;			/* run: wait for every descendant */
 	const char *user;		/* run -u */

@@ -39,6 +39,10 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_READER_CRASHED] = "reader_crashed",
 	[LOSS_READER_SKIPPED] = "reader_skipped",
 	[LOSS_VDSO_MAP_FULL] = "vdso_map_full",
+	[LOSS_STACK_RINGBUF_FULL] = "stack_ringbuf_full",
+	[LOSS_STACK_UNREADABLE] = "stack_unreadable",
+	[LOSS_STACK_BUDGET_FULL] = "stack_budget_map_full",
+	[LOSS_STACK_UNWOUND] = "stack_not_unwound",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {

@@ -19,6 +19,8 @@
 #include "clocks.h"
 #include "vdso_est.h"
 
+struct stack_table;
+
 struct tz_path_stat {
 	char path[TZ_PATH_LEN + 1];
 	uint32_t kind;			/* KIND_TZ_* */
@@ -195,6 +197,8 @@ struct model {
 	bool vdso_enabled;
 	double vdso_period_ns;
 	struct vdso_cost vdso_cost[VDSO_FN_MAX];
+	/* --stacks: rows of whole stacks, owned by the session (stack.h). */
+	const struct stack_table *stacks;
 	struct proc_model *procs;
 	size_t nprocs;
 	/*

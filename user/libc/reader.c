@@ -301,8 +301,8 @@ static int wait_reply(const struct reader_req *req, struct reader_reply *rep,
  * One request, answered or given up within the deadline.  The reply's
  * data (size bytes at most) and descriptor, when wanted, are the caller's.
  */
-static int call(struct reader_req *req, struct reader_reply *rep, void *data,
-		size_t size, int *fd)
+static int call_len(struct reader_req *req, size_t len,
+		    struct reader_reply *rep, void *data, size_t size, int *fd)
 {
 	if (fd)
 		*fd = -1;
@@ -313,15 +313,21 @@ static int call(struct reader_req *req, struct reader_reply *rep, void *data,
 	if (rd.sock < 0 && start_worker())
 		return -ENOSYS;
 	req->id = ++rd.next_id;
-	if (send(rd.sock, req, sizeof(*req), MSG_NOSIGNAL) != sizeof(*req)) {
+	if (send(rd.sock, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
 		/* Died between two requests: once more with a new one. */
 		kill_worker();
 		if (start_worker() ||
-		    send(rd.sock, req, sizeof(*req), MSG_NOSIGNAL) != sizeof(*req))
+		    send(rd.sock, req, len, MSG_NOSIGNAL) != (ssize_t)len)
 			return -EIO;
 	}
 	memset(rep, 0, sizeof(*rep));
 	return wait_reply(req, rep, data, size, fd);
+}
+
+static int call(struct reader_req *req, struct reader_reply *rep, void *data,
+		size_t size, int *fd)
+{
+	return call_len(req, sizeof(*req), rep, data, size, fd);
 }
 
 static struct reader_req *new_req(enum reader_op op,
@@ -455,4 +461,31 @@ void reader_names_free(struct reader_names *n)
 		free(n->source[i]);
 	}
 	memset(n, 0, sizeof(*n));
+}
+
+int reader_unwind(struct reader_unwind_req *u, uint64_t (*pcs)[RD_UNWIND_FRAMES],
+		  uint32_t *nframes)
+{
+	char *data = xcalloc(1, RD_DATA_MAX);
+	struct reader_reply rep;
+	size_t at = 0;
+	int err;
+
+	u->req.op = RD_UNWIND;
+	u->req.file.path[sizeof(u->req.file.path) - 1] = '\0';
+	err = call_len(&u->req, sizeof(*u), &rep, data, RD_DATA_MAX, NULL);
+	for (uint32_t i = 0; i < u->nstacks; i++) {
+		uint32_t n = 0;
+
+		if (!err && at + sizeof(n) <= rep.len)
+			memcpy(&n, data + at, sizeof(n));
+		at += sizeof(n);
+		if (n > RD_UNWIND_FRAMES || at + n * sizeof(uint64_t) > rep.len)
+			n = 0;
+		memcpy(pcs[i], data + at, n * sizeof(uint64_t));
+		at += n * sizeof(uint64_t);
+		nframes[i] = n;
+	}
+	free(data);
+	return err;
 }

@@ -62,6 +62,13 @@ int reader_symbolize(const struct reader_file *f, const uint64_t *offs,
 		     size_t n, struct reader_names *out);
 void reader_names_free(struct reader_names *n);
 
+/*
+ * RD_UNWIND: the return addresses of each of u's stacks, innermost first
+ * (u->nstacks of pcs and nframes filled; 0 frames where none came back).
+ */
+int reader_unwind(struct reader_unwind_req *u, uint64_t (*pcs)[RD_UNWIND_FRAMES],
+		  uint32_t *nframes);
+
 /* The LOSS_READER_* entries of a model's losses, brought up to date. */
 void reader_losses(uint64_t losses[LOSS_MAX]);
 /* Ends the reader (at the end, and in a child that must not keep it). */

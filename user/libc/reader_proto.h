@@ -32,6 +32,8 @@ enum reader_op {
 	RD_SYMBOLIZE,
 	/* Open a file of another mount namespace now, name it later. */
 	RD_HOLD,
+	/* Unwind stack copies (struct reader_unwind_req): return addresses. */
+	RD_UNWIND,
 };
 
 #define RD_OFFS_MAX	64
@@ -112,5 +114,45 @@ struct reader_lang_file {
 #define RD_DATA_MAX	(60 * 1024)
 /* Each string of a reply: longer names are cut. */
 #define RD_NAME_MAX	512
+
+/*
+ * RD_UNWIND: a batch of stack copies of one process image, with the files
+ * it mapped (each by its lowest mapping: the module's load address is
+ * start - pgoff there).  req.file is the first of them, the one a stall
+ * or a crash is blamed on.  RD_DONE's data: for each stack, a uint32_t
+ * count n, then n uint64_t pcs, innermost first.
+ */
+#define RD_UNWIND_FILES		64
+#define RD_UNWIND_BATCH		8
+#define RD_UNWIND_FRAMES	64
+#define RD_UNWIND_PATHS		(16 * 1024)
+
+struct rd_unwind_file {
+	uint64_t start;			/* of its lowest mapping */
+	uint64_t end;			/* of its highest */
+	uint64_t pgoff;			/* of its lowest mapping */
+	uint64_t ino;
+	uint32_t dev_major, dev_minor;
+	uint32_t path_off;		/* into paths[] */
+	uint32_t pad;
+};
+
+struct rd_unwind_stack {
+	uint64_t regs[STACK_REGS];	/* enum stack_reg */
+	uint32_t len;			/* bytes of stack[] */
+	uint32_t pad;
+	uint8_t stack[STACK_COPY_LEN];
+};
+
+struct reader_unwind_req {
+	struct reader_req req;
+	int32_t pid;			/* whose maps these are */
+	uint32_t image;			/* the tracer's id of this image */
+	uint32_t nfiles;
+	uint32_t nstacks;
+	struct rd_unwind_file files[RD_UNWIND_FILES];
+	char paths[RD_UNWIND_PATHS];
+	struct rd_unwind_stack stacks[RD_UNWIND_BATCH];
+};
 
 #endif /* CLOCKTRACE_READER_PROTO_H */

@@ -25,6 +25,7 @@
 #include "sandbox.h"
 #include "srcline.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include "util.h"
 
 /* Debian's multiarch directory for this build's architecture. */
@@ -387,8 +388,11 @@ static bool put_site(char *data, size_t *at, struct wfile *w, uint64_t off)
 	uint64_t vaddr;
 	bool ok;
 
-	if (lines && !elf_syms_call_vaddr(w->syms, off, &vaddr))
+	if (lines && !elf_syms_call_vaddr(w->syms, off, &vaddr)) {
 		src = srcline_lookup(lines, vaddr);
+		if (!sym)
+			sym = srcline_function(lines, vaddr);
+	}
 	ok = put_str(data, at, sym) && put_str(data, at, src);
 	free(sym);
 	free(src);
@@ -410,6 +414,42 @@ static void do_symbolize(const struct reader_req *req)
 		if (!put_site(data, &at, w, req->offs[i]))
 			break;
 	reply(req, w, 0, data, at, -1);
+}
+
+/* files[i] of an RD_UNWIND request, opened as any other request's file. */
+static int open_unwind_file(const struct reader_unwind_req *u, uint32_t i,
+			    void *ctx)
+{
+	static struct reader_req one;
+	const struct rd_unwind_file *f = &u->files[i];
+	struct wfile *w;
+
+	(void)ctx;
+	if (f->path_off >= RD_UNWIND_PATHS)
+		return -1;
+	memset(&one, 0, sizeof(one));
+	one.id = u->req.id;
+	one.file.pid = u->pid;
+	one.file.dev_major = f->dev_major;
+	one.file.dev_minor = f->dev_minor;
+	one.file.ino = f->ino;
+	snprintf(one.file.path, sizeof(one.file.path), "%s",
+		 u->paths + f->path_off);
+	w = resolve(&one, true);
+	return w ? dup(w->fd) : -1;
+}
+
+/* Half the tracer's deadline (reader.c): the reply must reach it in time. */
+static void do_unwind(const struct reader_unwind_req *u)
+{
+	static char data[RD_DATA_MAX];
+	const char *s = getenv("CLOCKTRACE_READER_DEADLINE_MS");
+	uint64_t ms = s && atoi(s) > 0 ? (uint64_t)atoi(s) : READER_DEADLINE_MS;
+	uint64_t deadline = now_ns() + ms * 1000000ULL / 2;
+	size_t len = unwind_batch(u, open_unwind_file, NULL, deadline, data,
+				  sizeof(data));
+
+	reply(&u->req, NULL, 0, data, len, -1);
 }
 
 static void serve(const struct reader_req *req)
@@ -437,7 +477,11 @@ static void serve(const struct reader_req *req)
 
 void reader_worker_main(void)
 {
-	static struct reader_req req;
+	static union {
+		struct reader_req req;
+		struct reader_unwind_req unwind;
+	} msg;
+	struct reader_req *req = &msg.req;
 
 	/* Gone with the tracer, whatever it was doing. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -446,13 +490,16 @@ void reader_worker_main(void)
 	for (size_t i = 0; i < CACHE_MAX; i++)
 		cache[i].fd = -1;
 	for (;;) {
-		ssize_t n = recv(READER_FD, &req, sizeof(req), 0);
+		ssize_t n = recv(READER_FD, &msg, sizeof(msg), 0);
 
 		if (n == 0 || (n < 0 && errno != EINTR))
 			_exit(0);
-		if (n != sizeof(req))
-			continue;
-		req.file.path[sizeof(req.file.path) - 1] = '\0';
-		serve(&req);
+		req->file.path[sizeof(req->file.path) - 1] = '\0';
+		if (n == sizeof(msg.unwind) && req->op == RD_UNWIND) {
+			msg.unwind.paths[RD_UNWIND_PATHS - 1] = '\0';
+			do_unwind(&msg.unwind);
+		} else if (n == sizeof(*req)) {
+			serve(req);
+		}
 	}
 }

@@ -321,3 +321,10 @@ char *srcline_lookup(struct srcline *s, uint64_t vaddr)
 	free(path);
 	return where;
 }
+
+char *srcline_function(struct srcline *s, uint64_t vaddr)
+{
+	const char *name = dwfl_module_addrname(s->mod, vaddr + s->bias);
+
+	return name ? xstrdup(name) : NULL;
+}

@@ -26,4 +26,11 @@ void srcline_close(struct srcline *s);
  */
 char *srcline_lookup(struct srcline *s, uint64_t vaddr);
 
+/*
+ * The function holding a link-time address, by the symbol tables of the
+ * file or its debug file (static functions of a stripped library); NULL
+ * when none.  malloc'd.
+ */
+char *srcline_function(struct srcline *s, uint64_t vaddr);
+
 #endif /* CLOCKTRACE_SRCLINE_H */

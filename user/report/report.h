@@ -49,6 +49,11 @@ void report_vdso_json_proc(struct json *j, const struct model *m,
 void report_vdso_json_run(struct json *j, const struct model *m);
 void report_vdso_text(FILE *f, const struct model *m);
 
+/* --stacks: the top stacks of a class (enum stack_class), and JSON's. */
+void report_stacks_text(FILE *f, const struct model *m, uint32_t cls,
+			size_t top);
+void report_stacks_json(struct json *j, const struct model *m);
+
 uint64_t model_events(const struct model *m);
 
 #endif /* CLOCKTRACE_REPORT_H */

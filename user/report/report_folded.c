@@ -14,6 +14,7 @@
 #include "escape.h"
 #include "report.h"
 #include "runtime.h"
+#include "stack.h"
 #include "util.h"
 
 struct stack {
@@ -165,6 +166,30 @@ static void add_lang_stacks(struct stacks *s, const struct proc_model *p)
 	}
 }
 
+/* --stacks: "comm;main;do_work;localtime;tzset;...;stat", outermost first. */
+static void add_whole_stacks(struct stacks *s, const struct stack_table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct stack_row *r = &t->rows[i];
+		const char **frames = xcalloc(r->nframes + 2, sizeof(*frames));
+		char **labels = xcalloc(r->nframes + 1, sizeof(*labels));
+		size_t n = 0;
+
+		frames[n++] = r->comm;
+		for (size_t k = r->nframes; k-- > 0;) {
+			labels[k] = stack_frame_label(&r->frames[k], false);
+			frames[n++] = labels[k];
+		}
+		frames[n++] = r->kind < KIND_MAX ? kind_name(r->kind) :
+			      "[no stack copied]";
+		add_frames(s, stack_row_weight(r), frames, n);
+		for (size_t k = 0; k < r->nframes; k++)
+			free(labels[k]);
+		free(labels);
+		free(frames);
+	}
+}
+
 static int by_frames(const void *a, const void *b)
 {
 	return strcmp(((const struct stack *)a)->frames,
@@ -175,7 +200,9 @@ void report_folded(FILE *f, const struct model *m)
 {
 	struct stacks s = {};
 
-	for (size_t i = 0; i < m->nprocs; i++) {
+	if (m->stacks)
+		add_whole_stacks(&s, m->stacks);
+	for (size_t i = 0; i < m->nprocs && !m->stacks; i++) {
 		if (m->lang_enabled)
 			add_lang_stacks(&s, &m->procs[i]);
 		else if (m->libc_enabled)

@@ -428,6 +428,7 @@ void report_json_compare(FILE *f, const struct model *m,
 		json_proc(&j, m, &m->procs[i]);
 	json_arr_end(&j);
 	json_folded(&j, m);
+	report_stacks_json(&j, m);
 	json_trees(&j, m);
 	json_findings(&j, fs);
 	if (cmp)

@@ -442,7 +442,8 @@ static void print_cost(FILE *f, const struct finding_cost *c)
 	fputc('\n', f);
 }
 
-static void print_findings(FILE *f, const struct findings *fs)
+static void print_findings(FILE *f, const struct findings *fs,
+			   const struct model *m)
 {
 	fprintf(f, "\nFINDINGS\n");
 	if (!fs->n)
@@ -470,6 +471,8 @@ static void print_findings(FILE *f, const struct findings *fs)
 			fprintf(f, "    fix in %s: %s\n", fd->runtime,
 				fd->runtime_fix);
 		print_first_place(f, fd);
+		if (!strcmp(fd->id, "tz-repeated-access"))
+			report_stacks_text(f, m, STACK_CLASS_TZ, 5);
 	}
 }
 
@@ -506,7 +509,7 @@ void report_text(FILE *f, const struct model *m, const struct findings *fs,
 	if (m->vdso_enabled)
 		report_vdso_text(f, m);
 	print_losses(f, m);
-	print_findings(f, fs);
+	print_findings(f, fs, m);
 	fflush(f);
 }
 

@@ -34,6 +34,7 @@
 #include "report_html.h"
 #include "reader.h"
 #include "session.h"
+#include "stacks.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -54,6 +55,7 @@ struct session {
 	struct targets targets;
 	struct libc_probe libc;
 	struct lang_probe lang;
+	struct stacks stacks;		/* --stacks */
 	struct prog prog;
 	struct model model;
 	struct model prev;		/* at the last interval report */
@@ -140,6 +142,8 @@ static void on_event(void *ctx, const struct event *e)
 		targets_learn_fork(&s->model, p, e);
 		if (s->opts.libc)
 			libc_probe_fork(&s->libc, p);
+		if (s->opts.stacks)
+			stacks_note_fork(&s->stacks, e->pid, e->ppid);
 		break;
 	case EVENT_EXEC:
 		targets_learn_exec(&s->model, p, (const struct exec_event *)e);
@@ -152,6 +156,8 @@ static void on_event(void *ctx, const struct event *e)
 			lang_probe_exec(&s->lang, p);
 		if (s->opts.libc)
 			libc_probe_process(&s->libc, &s->tracer, p);
+		if (s->opts.stacks)
+			stacks_note_exec(&s->stacks, e->pid);
 		break;
 	case EVENT_EXIT:
 		s->exits_seen++;
@@ -228,6 +234,7 @@ static int session_setup(struct session *s)
 		.libc = s->opts.libc,
 		.lang = s->opts.lang,
 		.vdso = s->opts.vdso,
+		.stacks = s->opts.stacks,
 		.vdso_hz = s->opts.vdso_hz,
 		.comm = s->opts.comm,
 		.cgroup = s->opts.cgtarget,
@@ -263,6 +270,8 @@ static int session_setup(struct session *s)
 	if (s->opts.lang)
 		lang_probe_init(&s->lang, &s->tracer, s->opts.verbose,
 				s->opts.lang_usdt);
+	if (s->opts.stacks && stacks_init(&s->stacks, &s->tracer))
+		return -1;
 	s->targets = (struct targets){
 		.tracer = &s->tracer,
 		.model = &s->model,
@@ -303,6 +312,7 @@ static void session_teardown(struct session *s)
 	reader_set_wake_fd(-1);
 	exporter_close(&s->exporter);
 	tracer_close(&s->tracer);
+	stacks_free(&s->stacks);
 	if (s->epfd > 0)
 		close(s->epfd);
 	if (s->sigfd > 0)
@@ -413,6 +423,8 @@ static bool wants_metrics(const struct session *s)
 static void session_collect(struct session *s)
 {
 	tracer_collect(&s->tracer, &s->model);
+	if (s->opts.stacks)
+		stacks_collect(&s->stacks, &s->model);
 	if (evicting(s) && s->model.evicted)
 		drop_evicted_ghosts(s);
 	if (wants_metrics(s))

@@ -70,6 +70,9 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	bpf_map__set_max_entries(skel->maps.lang_procs, o->lang ? n : 1);
 	bpf_map__set_max_entries(skel->maps.vdso_samples, o->vdso ? n * 8 : 1);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
+	bpf_map__set_max_entries(skel->maps.stack_budgets, o->stacks ? n : 1);
+	if (!o->stacks)
+		bpf_map__set_max_entries(skel->maps.stack_events, getpagesize());
 	if (o->trace_all) {
 		/* top runs for hours over every process: forget the oldest. */
 		bpf_map__set_type(skel->maps.stats, BPF_MAP_TYPE_LRU_HASH);
@@ -186,6 +189,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 		strncpy((char *)skel->rodata->target_comm, opts->comm,
 			sizeof(skel->rodata->target_comm) - 1);
 	skel->rodata->lang_enabled = opts->lang;
+	skel->rodata->stacks_enabled = opts->stacks;
 	set_cgroup_target(skel, opts->cgroup);
 	set_wake_policy(skel, opts);
 	size_maps(skel, opts);

@@ -28,6 +28,7 @@ struct tracer_opts {
 	bool libc;			/* load the --libc uprobe programs */
 	bool lang;			/* load the --lang USDT programs */
 	bool vdso;			/* sample for vDSO reads */
+	bool stacks;			/* copy user stacks at the events */
 	unsigned int vdso_hz;		/* --vdso-rate */
 	const char *comm;		/* attach --comm: also processes exec'ing it */
 	/* --cgroup/--unit: also those forking or exec'ing in it (top: only it) */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Stack rows weighted by the exact counts (user/core/stack.c). */
+#include "unit_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "stack.h"
+
+static void set_count(struct model *m, pid_t pid, uint32_t kind, uint64_t n)
+{
+	model_proc(m, pid)->kinds[kind].count = n;
+}
+
+/* 1000 stats of pid 1 copied 90 + 10 times: 900 and 100, sampled. */
+static void test_weights_in_proportion_sum_to_exact(void **state)
+{
+	struct stack_share s[] = {
+		{ .row = 0, .pid = 1, .kind = KIND_TZ_STAT, .copies = 90 },
+		{ .row = 1, .pid = 1, .kind = KIND_TZ_STAT, .copies = 10 },
+	};
+	struct stack_table t = {};
+	struct model m = {};
+
+	(void)state;
+	stack_table_add(&t)->kind = KIND_TZ_STAT;
+	stack_table_add(&t)->kind = KIND_TZ_STAT;
+	set_count(&m, 1, KIND_TZ_STAT, 1000);
+	stack_table_weigh(&t, s, 2, &m);
+	assert_int_equal(t.rows[0].tz_accesses, 900);
+	assert_int_equal(t.rows[1].tz_accesses, 100);
+	assert_true(t.rows[0].sampled);
+	stack_table_free(&t);
+	model_free(&m);
+}
+
+/* 10 events over 3 copies: the rounding goes to the row with most. */
+static void test_rounding_kept_exact(void **state)
+{
+	struct stack_share s[] = {
+		{ .row = 0, .pid = 7, .kind = KIND_CLOCK_GETTIME, .copies = 1 },
+		{ .row = 1, .pid = 7, .kind = KIND_CLOCK_GETTIME, .copies = 2 },
+	};
+	struct stack_table t = {};
+	struct model m = {};
+
+	(void)state;
+	stack_table_add(&t)->kind = KIND_CLOCK_GETTIME;
+	stack_table_add(&t)->kind = KIND_CLOCK_GETTIME;
+	set_count(&m, 7, KIND_CLOCK_GETTIME, 10);
+	stack_table_weigh(&t, s, 2, &m);
+	assert_int_equal(t.rows[0].clock_syscalls + t.rows[1].clock_syscalls, 10);
+	assert_int_equal(t.rows[1].clock_syscalls, 7);
+	stack_table_free(&t);
+	model_free(&m);
+}
+
+/*
+ * Two processes in one row count as two; a process whose events had no
+ * copy gives them to the row without frames; weighing twice is the same.
+ */
+static void test_processes_and_uncopied(void **state)
+{
+	struct stack_share s[] = {
+		{ .row = 0, .pid = 2, .kind = KIND_TZ_STAT, .copies = 5 },
+		{ .row = 0, .pid = 3, .kind = KIND_TZ_STAT, .copies = 5 },
+		{ .row = 0, .pid = 3, .kind = KIND_TZ_OPEN, .copies = 1 },
+	};
+	struct stack_table t = {};
+	struct model m = {};
+	size_t n, *order;
+
+	(void)state;
+	stack_table_add(&t)->kind = KIND_TZ_STAT;
+	set_count(&m, 2, KIND_TZ_STAT, 5);
+	set_count(&m, 3, KIND_TZ_STAT, 5);
+	set_count(&m, 3, KIND_TZ_OPEN, 1);
+	set_count(&m, 4, KIND_TZ_STAT, 30);
+	for (int round = 0; round < 2; round++) {
+		stack_table_weigh(&t, s, 3, &m);
+		assert_int_equal(t.nrows, 2);
+		assert_int_equal(t.rows[0].processes, 2);
+		assert_int_equal(t.rows[0].tz_accesses, 11);
+		assert_false(t.rows[0].sampled);
+		assert_int_equal(t.rows[1].kind, KIND_MAX);
+		assert_int_equal(t.rows[1].tz_accesses, 30);
+	}
+	order = stack_table_order(&t, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(order[0], 1);
+	free(order);
+	stack_table_free(&t);
+	model_free(&m);
+}
+
+static void test_frame_labels(void **state)
+{
+	struct stack_frame f = { .function = "do_work",
+				 .file = "/src/tools/tzloop.c", .line = 165 };
+	struct stack_frame anon = { .module = "libc.so.6", .offset = 0x8a3c };
+	char *s;
+
+	(void)state;
+	s = stack_frame_label(&f, true);
+	assert_string_equal(s, "do_work (tzloop.c:165)");
+	free(s);
+	s = stack_frame_label(&f, false);
+	assert_string_equal(s, "do_work");
+	free(s);
+	s = stack_frame_label(&anon, true);
+	assert_string_equal(s, "[libc.so.6+0x8a3c]");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_weights_in_proportion_sum_to_exact),
+		cmocka_unit_test(test_rounding_kept_exact),
+		cmocka_unit_test(test_processes_and_uncopied),
+		cmocka_unit_test(test_frame_labels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

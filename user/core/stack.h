@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Whole user stacks of the kernel events (--stacks): rows of identical
+ * stacks, merged across processes, each weighted by the exact counts.
+ * The kernel side copies a sample of the stacks (clocktrace.h, stack
+ * rule); each process's exact count of a kind of event (stat, open,
+ * clock_gettime, ...) is shared among the rows its copies fell in, in
+ * proportion, so the weights sum to the exact counts.  A process whose
+ * events had no copy at all gives them to a row without frames.
+ */
+#ifndef CLOCKTRACE_STACK_H
+#define CLOCKTRACE_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "clocktrace.h"
+
+struct model;
+
+struct stack_frame {
+	char *function;		/* NULL: unknown */
+	char *file;		/* source file, NULL: unknown */
+	unsigned int line;
+	char *module;		/* the mapped file's name; NULL: not in a file */
+	char *build_id;		/* hex, NULL: none */
+	uint64_t offset;	/* file offset of the pc (a return address) */
+	bool inlined;
+};
+
+struct stack_row {
+	uint32_t kind;		/* enum kind of its events; KIND_MAX: none copied */
+	char comm[COMM_LEN + 1];	/* of the first process seen */
+	struct stack_frame *frames;	/* innermost first */
+	size_t nframes;
+	char *key;		/* its identity, for merging; NULL: none */
+	/* Filled by stack_table_weigh(): */
+	uint64_t tz_accesses;
+	uint64_t clock_syscalls;
+	size_t processes;
+	bool sampled;		/* weighted up from a sample */
+};
+
+struct stack_table {
+	struct stack_row *rows;
+	size_t nrows, cap;
+};
+
+/* copies of process pid's events of a kind that fell in rows[row]. */
+struct stack_share {
+	size_t row;
+	pid_t pid;
+	uint32_t kind;		/* enum kind */
+	uint64_t copies;
+};
+
+struct stack_row *stack_table_add(struct stack_table *t);
+/*
+ * Weights and process counts from the shares (sorted here) and the exact
+ * counts of m; rows keep their places (shares name them by index).
+ */
+void stack_table_weigh(struct stack_table *t, struct stack_share *s,
+		       size_t n, const struct model *m);
+/* Indexes of the rows with a weight, heaviest first; malloc'd. */
+size_t *stack_table_order(const struct stack_table *t, size_t *n);
+void stack_table_free(struct stack_table *t);
+
+uint32_t stack_class_of(uint32_t kind);
+uint64_t stack_row_weight(const struct stack_row *r);
+/* "do_work (tzloop.c:165)", "[libc.so.6+0x8a3c]" or "[unknown]"; malloc'd. */
+char *stack_frame_label(const struct stack_frame *f, bool with_line);
+
+#endif /* CLOCKTRACE_STACK_H */

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --stacks, the tracer's side: see stacks.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "clocktrace.skel.h"
+#include "model.h"
+#include "procfs.h"
+#include "reader.h"
+#include "stacks.h"
+#include "tracer.h"
+#include "util.h"
+
+/* /proc/PID/maps read at most, and file mappings kept of it. */
+#define MAPS_READ_MAX	(4 << 20)
+#define IMAGE_MAPS_MAX	1024
+
+struct image_map {
+	uint64_t start, end, pgoff;
+	uint32_t file;			/* index into files[] */
+};
+
+/* One process image: its file mappings as /proc/PID/maps showed them. */
+struct stack_image {
+	pid_t pid;
+	bool replaced;			/* the process exec'd since */
+	char comm[COMM_LEN + 1];
+	struct image_map maps[IMAGE_MAPS_MAX];
+	size_t nmaps;
+	struct rd_unwind_file files[RD_UNWIND_FILES];
+	uint32_t nfiles;
+	char paths[RD_UNWIND_PATHS];
+	uint32_t paths_len;
+};
+
+struct stack_record {
+	uint32_t image;
+	struct stack_event ev;
+};
+
+static uint32_t file_of(struct stack_image *im, const struct maps_entry *e)
+{
+	struct rd_unwind_file *f;
+	size_t len = strlen(e->path) + 1;
+
+	for (uint32_t i = 0; i < im->nfiles; i++) {
+		f = &im->files[i];
+		if (f->ino == e->ino && f->dev_major == e->dev_major &&
+		    f->dev_minor == e->dev_minor) {
+			if (e->end > f->end)
+				f->end = e->end;
+			return i;
+		}
+	}
+	if (im->nfiles == RD_UNWIND_FILES ||
+	    im->paths_len + len > RD_UNWIND_PATHS)
+		return UINT32_MAX;
+	f = &im->files[im->nfiles];
+	*f = (struct rd_unwind_file){
+		.start = e->start, .end = e->end, .pgoff = e->offset,
+		.ino = e->ino, .dev_major = e->dev_major,
+		.dev_minor = e->dev_minor, .path_off = im->paths_len,
+	};
+	memcpy(im->paths + im->paths_len, e->path, len);
+	im->paths_len += len;
+	return im->nfiles++;
+}
+
+/* maps_for_each_file() lists mappings in address order. */
+static void take_mapping(const struct maps_entry *e, void *ctx)
+{
+	struct stack_image *im = ctx;
+	uint32_t file;
+
+	if (!e->ino || im->nmaps == IMAGE_MAPS_MAX)
+		return;
+	file = file_of(im, e);
+	if (file == UINT32_MAX)
+		return;
+	im->maps[im->nmaps++] = (struct image_map){
+		.start = e->start, .end = e->end, .pgoff = e->offset,
+		.file = file,
+	};
+}
+
+static int current_image(const struct stacks *st, pid_t pid)
+{
+	for (size_t i = st->nimages; i-- > 0;)
+		if (st->images[i]->pid == pid && !st->images[i]->replaced)
+			return (int)i;
+	return -1;
+}
+
+static struct stack_image *read_image(pid_t pid)
+{
+	struct stack_image *im = xcalloc(1, sizeof(*im));
+
+	im->pid = pid;
+	maps_for_each_file(pid, MAPS_READ_MAX, take_mapping, im);
+	proc_comm(pid, im->comm, sizeof(im->comm));
+	return im;
+}
+
+static int add_image(struct stacks *st, struct stack_image *im)
+{
+	st->images = xrealloc(st->images, st->nimages + 1, sizeof(*st->images));
+	st->images[st->nimages] = im;
+	return (int)st->nimages++;
+}
+
+/*
+ * A child that has not exec'd maps what its parent mapped at the fork:
+ * the parent's image, read now if it made no copy yet (a pre-forking
+ * server's parent outlives its workers).
+ */
+static const struct stack_image *parent_image(struct stacks *st, pid_t pid)
+{
+	for (size_t i = st->nforks; i-- > 0;) {
+		const struct stack_fork *f = &st->forks[i];
+		struct stack_image *im;
+		int at;
+
+		if (f->pid != pid)
+			continue;
+		if (f->execed)
+			return NULL;
+		at = current_image(st, f->ppid);
+		if (at >= 0)
+			return st->images[at];
+		im = read_image(f->ppid);
+		if (!im->nmaps) {
+			free(im);
+			return NULL;
+		}
+		return st->images[add_image(st, im)];
+	}
+	return NULL;
+}
+
+static const struct image_map *map_at(const struct stack_image *im,
+				      uint64_t pc);
+
+/* The image of pid's copies, its maps read at the first one (ev). */
+static int image_of(struct stacks *st, const struct stack_event *ev)
+{
+	const struct stack_image *parent = NULL;
+	pid_t pid = ev->pid;
+	struct stack_image *im;
+	int i = current_image(st, pid);
+
+	if (i >= 0)
+		return i;
+	/*
+	 * Gone already, or going (its mappings half torn down: the event's
+	 * own instruction is in none): a forked child is unwound by its
+	 * parent's maps, others stay without a file to unwind them by.
+	 */
+	im = read_image(pid);
+	if (!map_at(im, ev->regs[STACK_REG_IP]))
+		parent = parent_image(st, pid);
+	if (parent && (!im->nmaps || map_at(parent, ev->regs[STACK_REG_IP]))) {
+		*im = *parent;
+		im->pid = pid;
+	}
+	return add_image(st, im);
+}
+
+static int take_copy(void *ctx, void *data, size_t size)
+{
+	struct stacks *st = ctx;
+	const struct stack_event *ev = data;
+	struct stack_record *r;
+
+	if (size < sizeof(*ev))
+		return 0;
+	if (st->nqueue == STACKS_QUEUE_MAX) {
+		st->tracer->user_losses[LOSS_STACK_UNWOUND]++;
+		return 0;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->ev = *ev;
+	r->image = image_of(st, ev);
+	st->queue = xrealloc(st->queue, st->nqueue + 1, sizeof(*st->queue));
+	st->queue[st->nqueue++] = r;
+	return 0;
+}
+
+int stacks_init(struct stacks *st, struct tracer *t)
+{
+	memset(st, 0, sizeof(*st));
+	st->tracer = t;
+	if (ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.stack_events),
+			     take_copy, st)) {
+		ct_warn("cannot read the stack copies: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid)
+{
+	st->forks = xrealloc(st->forks, st->nforks + 1, sizeof(*st->forks));
+	st->forks[st->nforks++] = (struct stack_fork){ .pid = pid,
+						       .ppid = ppid };
+}
+
+void stacks_note_exec(struct stacks *st, pid_t pid)
+{
+	for (size_t i = st->nforks; i-- > 0;)
+		if (st->forks[i].pid == pid) {
+			st->forks[i].execed = true;
+			break;
+		}
+	for (size_t i = 0; i < st->nimages; i++)
+		if (st->images[i]->pid == pid)
+			st->images[i]->replaced = true;
+}
+
+static const struct image_map *map_at(const struct stack_image *im,
+				      uint64_t pc)
+{
+	for (size_t i = 0; i < im->nmaps; i++)
+		if (pc >= im->maps[i].start && pc < im->maps[i].end)
+			return &im->maps[i];
+	return NULL;
+}
+
+/* "kind|file:offset|..." of the frames: equal in every process. */
+static char *row_key(const struct stack_image *im, uint32_t kind,
+		     const uint64_t *pcs, uint32_t n)
+{
+	size_t cap = 32 + n * 48, at;
+	char *key = xcalloc(1, cap);
+
+	at = snprintf(key, cap, "%u", kind);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct image_map *m = map_at(im, pcs[i]);
+		const struct rd_unwind_file *f = m ? &im->files[m->file] : NULL;
+
+		if (f)
+			at += snprintf(key + at, cap - at, "|%x:%x:%llx+%llx",
+				       f->dev_major, f->dev_minor,
+				       (unsigned long long)f->ino,
+				       (unsigned long long)(pcs[i] - m->start +
+							    m->pgoff));
+		else
+			at += snprintf(key + at, cap - at, "|%llx",
+				       (unsigned long long)pcs[i]);
+	}
+	return key;
+}
+
+/* "func+0x1c" names the function; "path:line (inlined at ...)" the line. */
+static void take_names(struct stack_frame *f, const struct reader_names *n,
+		       size_t i)
+{
+	char *plus, *colon, *paren;
+
+	if (n->symbol[i]) {
+		f->function = xstrdup(n->symbol[i]);
+		plus = strchr(f->function, '+');
+		if (plus)
+			*plus = '\0';
+	}
+	if (n->build_id)
+		f->build_id = xstrdup(n->build_id);
+	if (!n->source[i])
+		return;
+	f->file = xstrdup(n->source[i]);
+	paren = strstr(f->file, " (");
+	if (paren)
+		*paren = '\0';
+	colon = strrchr(f->file, ':');
+	if (colon) {
+		*colon = '\0';
+		f->line = (unsigned int)strtoul(colon + 1, NULL, 10);
+	}
+}
+
+static void name_frames_of(const struct stack_image *im, uint32_t file,
+			   struct stack_frame *frames, const uint64_t *offs,
+			   const uint32_t *which, size_t n)
+{
+	const struct rd_unwind_file *uf = &im->files[file];
+	struct reader_file rf = { .pid = im->pid };
+	struct reader_names names;
+
+	reader_file_id(&rf, makedev(uf->dev_major, uf->dev_minor), uf->ino);
+	snprintf(rf.path, sizeof(rf.path), "%s", im->paths + uf->path_off);
+	if (reader_symbolize(&rf, offs, n, &names))
+		return;
+	for (size_t i = 0; i < n; i++)
+		take_names(&frames[which[i]], &names, i);
+	reader_names_free(&names);
+}
+
+/* Names of every frame, asked file by file. */
+static void name_frames(const struct stack_image *im, struct stack_frame *fr,
+			const uint64_t *pcs, uint32_t n)
+{
+	uint64_t offs[RD_UNWIND_FRAMES];
+	uint32_t which[RD_UNWIND_FRAMES], files[RD_UNWIND_FRAMES];
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct image_map *m = map_at(im, pcs[i]);
+
+		files[i] = m ? m->file : UINT32_MAX;
+		fr[i].offset = m ? pcs[i] - m->start + m->pgoff : pcs[i];
+		if (m)
+			fr[i].module = xstrdup(path_base_name(
+				im->paths + im->files[m->file].path_off));
+	}
+	for (uint32_t file = 0; file < im->nfiles; file++) {
+		size_t k = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			if (files[i] == file) {
+				offs[k] = fr[i].offset;
+				which[k++] = i;
+			}
+		if (k)
+			name_frames_of(im, file, fr, offs, which, k);
+	}
+}
+
+/* The C run-time's frames outside main are the same in every stack. */
+static size_t frames_to_main(const struct stack_frame *fr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fr[i].function && !strcmp(fr[i].function, "main"))
+			return i + 1;
+	return n;
+}
+
+static size_t row_of(struct stacks *st, const struct stack_image *im,
+		     uint32_t kind, const uint64_t *pcs, uint32_t n)
+{
+	char *key = row_key(im, kind, pcs, n);
+	struct stack_row *r;
+	size_t i;
+
+	for (i = 0; i < st->table.nrows; i++)
+		if (st->table.rows[i].key &&
+		    !strcmp(st->table.rows[i].key, key)) {
+			free(key);
+			return i;
+		}
+	r = stack_table_add(&st->table);
+	r->key = key;
+	r->kind = kind;
+	snprintf(r->comm, sizeof(r->comm), "%s", im->comm);
+	r->frames = xcalloc(n + 1, sizeof(*r->frames));
+	name_frames(im, r->frames, pcs, n);
+	r->nframes = frames_to_main(r->frames, n);
+	return i;
+}
+
+static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind)
+{
+	for (size_t i = st->nshares; i-- > 0;) {
+		struct stack_share *s = &st->shares[i];
+
+		if (s->row == row && s->pid == pid && s->kind == kind) {
+			s->copies++;
+			return;
+		}
+	}
+	if (st->nshares == st->shares_cap) {
+		st->shares_cap = st->shares_cap ? st->shares_cap * 2 : 256;
+		st->shares = xrealloc(st->shares, st->shares_cap,
+				      sizeof(*st->shares));
+	}
+	st->shares[st->nshares++] = (struct stack_share){
+		.row = row, .pid = pid, .kind = kind, .copies = 1,
+	};
+}
+
+/* Up to RD_UNWIND_BATCH queued copies of one image, from queue[at]. */
+static size_t fill_batch(struct stacks *st, size_t at,
+			 struct reader_unwind_req *u)
+{
+	const struct stack_image *im = st->images[st->queue[at]->image];
+	size_t n = 0;
+
+	memset(&u->req, 0, sizeof(u->req));
+	u->pid = im->pid;
+	u->image = st->queue[at]->image;
+	u->nfiles = im->nfiles;
+	memcpy(u->files, im->files, sizeof(u->files));
+	memcpy(u->paths, im->paths, sizeof(u->paths));
+	u->req.file.pid = im->pid;
+	if (im->nfiles) {
+		reader_file_id(&u->req.file, makedev(im->files[0].dev_major,
+							im->files[0].dev_minor),
+			       im->files[0].ino);
+		snprintf(u->req.file.path, sizeof(u->req.file.path), "%.*s",
+			 (int)sizeof(u->req.file.path) - 1, im->paths);
+	}
+	while (at + n < st->nqueue && n < RD_UNWIND_BATCH &&
+	       st->queue[at + n]->image == u->image) {
+		const struct stack_event *ev = &st->queue[at + n]->ev;
+		struct rd_unwind_stack *s = &u->stacks[n++];
+
+		memcpy(s->regs, ev->regs, sizeof(s->regs));
+		s->len = ev->stack_len <= STACK_COPY_LEN ? ev->stack_len : 0;
+		memcpy(s->stack, ev->stack, s->len);
+	}
+	u->nstacks = n;
+	return n;
+}
+
+static void unwind_queue(struct stacks *st)
+{
+	static uint64_t pcs[RD_UNWIND_BATCH][RD_UNWIND_FRAMES];
+	static uint32_t nframes[RD_UNWIND_BATCH];
+	struct reader_unwind_req *u = xcalloc(1, sizeof(*u));
+
+	for (size_t at = 0, n; at < st->nqueue; at += n) {
+		const struct stack_image *im;
+
+		n = fill_batch(st, at, u);
+		im = st->images[u->image];
+		if (reader_unwind(u, pcs, nframes))
+			memset(nframes, 0, sizeof(nframes));
+		for (size_t i = 0; i < n; i++) {
+			const struct stack_event *ev = &st->queue[at + i]->ev;
+			size_t row;
+
+			if (!nframes[i])
+				st->tracer->user_losses[LOSS_STACK_UNWOUND]++;
+			row = row_of(st, im, ev->kind, pcs[i], nframes[i]);
+			add_share(st, row, ev->pid, ev->kind);
+		}
+	}
+	for (size_t i = 0; i < st->nqueue; i++)
+		free(st->queue[i]);
+	st->nqueue = 0;
+	free(u);
+}
+
+void stacks_collect(struct stacks *st, struct model *m)
+{
+	unwind_queue(st);
+	stack_table_weigh(&st->table, st->shares, st->nshares, m);
+	m->stacks = &st->table;
+}
+
+void stacks_free(struct stacks *st)
+{
+	for (size_t i = 0; i < st->nimages; i++)
+		free(st->images[i]);
+	free(st->images);
+	for (size_t i = 0; i < st->nqueue; i++)
+		free(st->queue[i]);
+	free(st->queue);
+	stack_table_free(&st->table);
+	free(st->shares);
+	free(st->forks);
+	memset(st, 0, sizeof(*st));
+}
