@@ -382,6 +382,26 @@ static int parse_duration(struct opts *opts, const char *arg)
 	return err ? bad(opts->mode, seconds_problem(err, max), arg) : 0;
 }
 
+static const char *const by_names[] = {
+	[METRICS_BY_COMM] = "comm",
+	[METRICS_BY_PID] = "pid",
+	[METRICS_BY_CGROUP] = "cgroup",
+	[METRICS_BY_CONTAINER] = "container",
+	[METRICS_BY_POD] = "pod",
+};
+
+/* --metrics-by's words: "comm", "pid", ... -> by; -1: no such grouping. */
+static int metrics_by_parse(const char *name, enum metrics_by *by)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(by_names); i++) {
+		if (!strcmp(name, by_names[i])) {
+			*by = (enum metrics_by)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int parse_one(struct opts *opts, int c, const char *arg)
 {
 	enum mode mode = opts->mode;

@@ -127,25 +127,6 @@ static const char *group_cgroup(const struct proc_model *cur,
 	return "?";
 }
 
-static const char *const by_names[] = {
-	[METRICS_BY_COMM] = "comm",
-	[METRICS_BY_PID] = "pid",
-	[METRICS_BY_CGROUP] = "cgroup",
-	[METRICS_BY_CONTAINER] = "container",
-	[METRICS_BY_POD] = "pod",
-};
-
-int metrics_by_parse(const char *name, enum metrics_by *by)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(by_names); i++) {
-		if (!strcmp(name, by_names[i])) {
-			*by = (enum metrics_by)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* Container and pod groups are keyed by their id, kept in container[]. */
 static bool keyed_by_id(const struct metrics *mx)
 {

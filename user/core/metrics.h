@@ -34,8 +34,6 @@ struct metrics {
 	struct model groups;	/* procs[] are the groups' sums */
 };
 
-/* "comm", "pid", ... -> by; -1: no such grouping. */
-int metrics_by_parse(const char *name, enum metrics_by *by);
 /* Adds cur's growth since the last update; cur holds per-process totals. */
 void metrics_update(struct metrics *mx, const struct model *cur);
 /* pid's entries were evicted: a process reusing it starts from zero. */
