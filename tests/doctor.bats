@@ -16,7 +16,7 @@ teardown() {
 	[[ "$output" == *"ok    tp_btf sys_enter: yes"* ]]
 	[[ "$output" == *"ok    clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"* ]]
 	[[ "$output" == *"ok    libc: glibc"* ]]
-	[[ "$output" == *"ok    capabilities after attach: attach and top keep cap_dac_read_search,cap_sys_ptrace; run adds cap_kill;"* ]]
+	[[ "$output" == *"ok    capabilities after attach: attach and top keep cap_dac_read_search,cap_sys_ptrace,cap_bpf; run adds cap_kill;"* ]]
 }
 
 @test "doctor --json parses and says tracing can work" {

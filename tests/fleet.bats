@@ -124,9 +124,9 @@ cap_eff() {
 }
 
 # The documented sets (README "Production and fleets", privs.h):
-# cap_dac_read_search (2), cap_sys_ptrace (19); with --libc or --lang also
-# cap_sys_admin (21), cap_perfmon (38), cap_bpf (39).
-CAPS_ATTACH=0000000000080004
+# cap_dac_read_search (2), cap_sys_ptrace (19), cap_bpf (39); with --libc
+# or --lang also cap_sys_admin (21), cap_perfmon (38).
+CAPS_ATTACH=0000008000080004
 CAPS_ATTACH_PROBES=000000c000280004
 
 # Serves --listen with ARGS on a free port (PORT), a forktree copy named

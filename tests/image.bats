@@ -126,8 +126,8 @@ assert docs and all("apiVersion" in d and "kind" in d for d in docs)' "$f"
 		sleep 0.1
 	done
 	pid=$(podman inspect -f '{{.State.Pid}}' "$NAME")
-	# attach without --libc: cap_dac_read_search and cap_sys_ptrace.
-	[ "$(awk '$1 == "CapEff:" { print $2 }' "/proc/$pid/status")" = 0000000000080004 ]
+	# attach without --libc: cap_dac_read_search, cap_sys_ptrace, cap_bpf.
+	[ "$(awk '$1 == "CapEff:" { print $2 }' "/proc/$pid/status")" = 0000008000080004 ]
 	env -u TZ "$T/$name" -D 1 -W 2 -k 5 2>"$T/host.wl"
 	[ "$(workload_sum "$T/host.wl" tz_stat)" -eq 15 ]
 	podman run --name "$NAME-wl" --network=none "localhost/$NAME-wl:1" \

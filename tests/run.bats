@@ -210,8 +210,8 @@ teardown() {
 	nnp=$(awk '/^NoNewPrivs/ {print $2}' "/proc/$ct/status")
 	wait "$ct"
 	# sys_ptrace, kill, dac_read_search: no more (nothing attached later).
-	[ "$eff" = 0000000000080024 ]
-	[ "$bnd" = 0000000000080024 ]
+	[ "$eff" = 0000008000080024 ]
+	[ "$bnd" = 0000008000080024 ]
 	[ "$nnp" = 1 ]
 	# --libc may attach more uprobes later: sys_admin stays too.
 	"$CT" run --libc -o /dev/null -- sleep 1 &

@@ -18,7 +18,7 @@ struct stack_row *stack_table_add(struct stack_table *t)
 	return &t->rows[t->nrows++];
 }
 
-static void frame_free(struct stack_frame *f)
+void stack_frame_free(struct stack_frame *f)
 {
 	free(f->function);
 	free(f->file);
@@ -30,7 +30,7 @@ void stack_table_free(struct stack_table *t)
 {
 	for (size_t i = 0; i < t->nrows; i++) {
 		for (size_t j = 0; j < t->rows[i].nframes; j++)
-			frame_free(&t->rows[i].frames[j]);
+			stack_frame_free(&t->rows[i].frames[j]);
 		free(t->rows[i].frames);
 		free(t->rows[i].key);
 	}

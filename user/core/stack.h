@@ -65,6 +65,8 @@ void stack_table_weigh(struct stack_table *t, struct stack_share *s,
 		       size_t n, const struct model *m);
 /* Indexes of the rows with a weight, heaviest first; malloc'd. */
 size_t *stack_table_order(const struct stack_table *t, size_t *n);
+/* The strings of one frame. */
+void stack_frame_free(struct stack_frame *f);
 void stack_table_free(struct stack_table *t);
 
 uint32_t stack_class_of(uint32_t kind);

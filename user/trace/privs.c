@@ -14,7 +14,14 @@
 
 uint64_t privs_kept(const struct privs_need *need)
 {
-	uint64_t mask = CAP(CAP_SYS_PTRACE) | CAP(CAP_DAC_READ_SEARCH);
+	/*
+	 * CAP_BPF stays: before Linux 5.19 (Debian's 5.10 and 6.1 ... as the
+	 * kernel matrix showed on 5.10) every bpf() command, a map lookup on
+	 * a descriptor we hold included, is refused without it when
+	 * unprivileged BPF is off.
+	 */
+	uint64_t mask = CAP(CAP_SYS_PTRACE) | CAP(CAP_DAC_READ_SEARCH) |
+			CAP(CAP_BPF);
 
 	if (need->signals_prog)
 		mask |= CAP(CAP_KILL);
@@ -24,7 +31,7 @@ uint64_t privs_kept(const struct privs_need *need)
 	 * files under another process's root, older kernels' checks).
 	 */
 	if (need->attaches_later)
-		mask |= CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_SYS_ADMIN);
+		mask |= CAP(CAP_PERFMON) | CAP(CAP_SYS_ADMIN);
 	return mask;
 }
 

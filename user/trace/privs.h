@@ -18,8 +18,9 @@ struct privs_need {
  * The capabilities kept (a mask of 1 << CAP_*), whatever this process has:
  * always CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (/proc/PID/environ, maps,
  * root of any user's process, and the file reader, re-executed, keeps
- * them); CAP_KILL to signal PROG; CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN
- * to attach more probes.  Open map and link fds need none.
+ * them) and CAP_BPF (before Linux 5.19 every bpf() command needs it, a
+ * read of a map we hold included); CAP_KILL to signal PROG; CAP_PERFMON
+ * and CAP_SYS_ADMIN to attach more probes.
  */
 uint64_t privs_kept(const struct privs_need *need);
 /* "cap_dac_read_search,cap_sys_ptrace" for MASK, in BUF. */

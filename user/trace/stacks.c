@@ -357,6 +357,9 @@ static size_t row_of(struct stacks *st, const struct stack_image *im,
 	r->frames = xcalloc(n + 1, sizeof(*r->frames));
 	name_frames(im, r->frames, pcs, n);
 	r->nframes = frames_to_main(r->frames, n);
+	/* The C run-time's frames above main are named, then dropped. */
+	for (size_t k = r->nframes; k < n; k++)
+		stack_frame_free(&r->frames[k]);
 	return i;
 }
 
