@@ -29,6 +29,8 @@ struct image_map {
 struct stack_image {
 	pid_t pid;
 	bool replaced;			/* the process exec'd since */
+	bool awaiting_fork;		/* unreadable, its fork not noted yet */
+	uint64_t first_ip;		/* of the copy that read the maps */
 	char comm[COMM_LEN + 1];
 	struct image_map maps[IMAGE_MAPS_MAX];
 	size_t nmaps;
@@ -145,28 +147,52 @@ static const struct stack_image *parent_image(struct stacks *st, pid_t pid)
 static const struct image_map *map_at(const struct stack_image *im,
 				      uint64_t pc);
 
+static bool fork_noted(const struct stacks *st, pid_t pid)
+{
+	for (size_t i = st->nforks; i-- > 0;)
+		if (st->forks[i].pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * A child is unwound by its parent's maps when its own show nothing at
+ * the copy's instruction: it is gone already, or going (its mappings
+ * half torn down).
+ */
+static bool adopt_parent_image(struct stacks *st, struct stack_image *im)
+{
+	const struct stack_image *parent = parent_image(st, im->pid);
+	pid_t pid = im->pid;
+	uint64_t ip = im->first_ip;
+
+	if (!parent || (im->nmaps && !map_at(parent, ip)))
+		return false;
+	*im = *parent;
+	im->pid = pid;
+	im->first_ip = ip;
+	im->awaiting_fork = false;
+	return true;
+}
+
 /* The image of pid's copies, its maps read at the first one (ev). */
 static int image_of(struct stacks *st, const struct stack_event *ev)
 {
-	const struct stack_image *parent = NULL;
-	pid_t pid = ev->pid;
 	struct stack_image *im;
-	int i = current_image(st, pid);
+	int i = current_image(st, ev->pid);
 
 	if (i >= 0)
 		return i;
+	im = read_image(ev->pid);
+	im->first_ip = ev->regs[STACK_REG_IP];
 	/*
-	 * Gone already, or going (its mappings half torn down: the event's
-	 * own instruction is in none): a forked child is unwound by its
-	 * parent's maps, others stay without a file to unwind them by.
+	 * The copies and the fork notices come through two ring buffers,
+	 * read in no set order: a child's copy may come first.  Its image
+	 * then waits for the notice (stacks_note_fork), while the parent
+	 * that it names is still there to be read.
 	 */
-	im = read_image(pid);
-	if (!map_at(im, ev->regs[STACK_REG_IP]))
-		parent = parent_image(st, pid);
-	if (parent && (!im->nmaps || map_at(parent, ev->regs[STACK_REG_IP]))) {
-		*im = *parent;
-		im->pid = pid;
-	}
+	if (!map_at(im, im->first_ip) && !adopt_parent_image(st, im))
+		im->awaiting_fork = !fork_noted(st, ev->pid);
 	return add_image(st, im);
 }
 
@@ -207,6 +233,14 @@ void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid)
 	st->forks = xrealloc(st->forks, st->nforks + 1, sizeof(*st->forks));
 	st->forks[st->nforks++] = (struct stack_fork){ .pid = pid,
 						       .ppid = ppid };
+	for (size_t i = 0; i < st->nimages; i++) {
+		struct stack_image *im = st->images[i];
+
+		if (im->pid == pid && im->awaiting_fork && !im->replaced) {
+			im->awaiting_fork = false;
+			adopt_parent_image(st, im);
+		}
+	}
 }
 
 void stacks_note_exec(struct stacks *st, pid_t pid)
