@@ -51,8 +51,26 @@ int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
 	return found == 3 ? 0 : -1;
 }
 
-bool interp_is_lp64(const GElf_Ehdr *eh)
+/* LP64 on a machine whose layouts are known (x86_64, arm64). */
+static bool interp_is_lp64(const GElf_Ehdr *eh)
 {
 	return eh->e_ident[EI_CLASS] == ELFCLASS64 &&
 	       (eh->e_machine == EM_X86_64 || eh->e_machine == EM_AARCH64);
+}
+
+Elf *interp_elf_open(int fd, struct interp_symbol *w, size_t n)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return NULL;
+	if (!gelf_getehdr(elf, &eh) || !interp_is_lp64(&eh)) {
+		elf_end(elf);
+		return NULL;
+	}
+	interp_symbols(elf, w, n);
+	return elf;
 }

@@ -24,7 +24,10 @@ void interp_symbols(Elf *elf, struct interp_symbol *w, size_t n);
  * p_vaddr - p_offset: 0, or -1 when the file has no such bytes.
  */
 int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta);
-/* LP64 on a machine whose layouts are known (x86_64, arm64). */
-bool interp_is_lp64(const GElf_Ehdr *eh);
+/*
+ * fd's ELF with w's symbols looked up (interp_symbols), or NULL when it is
+ * no ELF of a layout we know; the caller elf_end()s it.
+ */
+Elf *interp_elf_open(int fd, struct interp_symbol *w, size_t n);
 
 #endif /* CLOCKTRACE_INTERP_ELF_H */

@@ -82,20 +82,15 @@ int rbframe_binary(int fd, struct rb_binary *b)
 		{ "ruby_current_vm_ptr", &b->vm_ptr },
 		{ "ruby_version", &version },
 	};
-	const struct rb_offsets *o = NULL;
-	GElf_Ehdr eh;
+	const struct rb_offsets *o;
 	Elf *elf;
 	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = interp_elf_open(fd, w, sizeof(w) / sizeof(w[0]));
 	if (!elf)
 		return -1;
-	if (gelf_getehdr(elf, &eh) && interp_is_lp64(&eh)) {
-		interp_symbols(elf, w, sizeof(w) / sizeof(w[0]));
-		o = layout_of(elf, fd, version, b);
-	}
+	o = layout_of(elf, fd, version, b);
 	if (o && b->vm_ptr) {
 		b->off = *o;
 		ret = 0;
