@@ -204,6 +204,16 @@ out:
 	return f;
 }
 
+/* Past LANG_KICKS_MAX the image waits for its rescan, as before the kick. */
+static int take_kick(void *ctx, void *data, size_t size)
+{
+	struct lang_probe *lp = ctx;
+
+	if (size >= sizeof(__u32) && lp->nkicked < LANG_KICKS_MAX)
+		lp->kicked[lp->nkicked++] = *(const __u32 *)data;
+	return 0;
+}
+
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
 		     bool usdt)
 {
@@ -211,6 +221,10 @@ void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
 	lp->tracer = t;
 	lp->verbose = verbose;
 	lp->usdt = usdt;
+	if (ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.lang_kicks),
+			     take_kick, lp))
+		ct_warn("--lang: cannot hear of new interpreters at once (%s): "
+			"they are looked for now and then", strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(system_globs); i++) {
 		glob_t g;
 
@@ -309,9 +323,26 @@ void lang_probe_exec(struct lang_probe *lp, struct proc_model *p)
 	schedule(p, now_ns());
 }
 
+/* An image the BPF side asked for: looked at now, its rescans over if found. */
+static void take_kicks(struct lang_probe *lp, struct model *m)
+{
+	for (size_t i = 0; i < lp->nkicked; i++) {
+		struct proc_model *p = model_find(m, lp->kicked[i]);
+
+		/* Even past its rescans: a kick comes once an image. */
+		if (p && p->exited)
+			continue;
+		if (lang_probe_process(lp, lp->kicked[i]) && p)
+			p->lang_rescans = 0;
+	}
+	lp->nkicked = 0;
+}
+
 void lang_probe_rescan(struct lang_probe *lp, struct model *m)
 {
 	uint64_t now = now_ns();
+
+	take_kicks(lp, m);
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];
