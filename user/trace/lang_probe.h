@@ -39,7 +39,8 @@ bool lang_probe_process(struct lang_probe *lp, pid_t pid);
 /*
  * At an exec: now, and if no interpreter is mapped yet (a shared
  * libpython, an embedding program's, which the loader maps after exec),
- * again 2, 10, 50 ms ... 2 s later, until one is.
+ * at once when the image's first kernel event asks (lang_kicks), and again
+ * 2, 10, 50 ms ... 2 s later, until one is.
  */
 void lang_probe_exec(struct lang_probe *lp, struct proc_model *p);
 /* In the loop: the images the BPF side asked for, and the rescans due. */
