@@ -136,12 +136,12 @@ assert docs and all("apiVersion" in d and "kind" in d for d in docs)' "$f"
 	id=$(podman inspect -f '{{.Id}}' "$NAME-wl")
 	for _ in $(seq 100); do
 		curl -sf -o "$T/m" "http://127.0.0.1:$port/metrics"
-		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': '${id:0:12}'}")" -ge 21 ] &&
-			[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': ''}")" -ge 15 ] && break
+		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': '${id:0:12}'}")" -ge 21 ] &&
+			[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': ''}")" -ge 15 ] && break
 		sleep 0.1
 	done
-	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': '${id:0:12}', 'pod': ''}")" -eq 21 ]
-	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': ''}")" -eq 15 ]
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': '${id:0:12}', 'pod_uid': ''}")" -eq 21 ]
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': ''}")" -eq 15 ]
 	ps -o rss=,time= -p "$pid" | sed 's/^/# exporter RSS KiB, CPU: /' >&3
 	podman stop -t 10 "$NAME" >/dev/null
 	[ "$(podman inspect -f '{{.State.ExitCode}}' "$NAME")" -eq 0 ]
