@@ -21,7 +21,7 @@ setup() {
 teardown() {
 	[ -n "${CTPID:-}" ] && kill "$CTPID" 2>/dev/null
 	podman kube down "$T/pod.yaml" >/dev/null 2>&1 || true
-	podman rm -f "$NAME" >/dev/null 2>&1 || true
+	podman rm -f -t 0 "$NAME" >/dev/null 2>&1 || true
 	podman rmi -f "localhost/$NAME:1" >/dev/null 2>&1 || true
 	rm -rf "$T"
 }
@@ -49,12 +49,13 @@ print(int(n))
 PY
 }
 
-# An image of forktree alone (and its libraries), as tests/image.bats makes.
+# An image of forktree and sleep (and their C library), as tests/image.bats makes.
 workload_image() {
 	local c lib
 	cp "$TOOLS/forktree" "$T/$WLNAME"
 	c=$(buildah from scratch)
 	buildah copy -q "$c" "$T/$WLNAME" "/$WLNAME" >/dev/null
+	buildah copy -q "$c" /bin/sleep /sleep >/dev/null
 	for lib in $(ldd "$T/$WLNAME" | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
 		buildah copy -q "$c" "$(readlink -f "$lib")" "$lib" >/dev/null
 	done
@@ -192,4 +193,21 @@ containerd_bundle() {
 		(.findings[] | select(.id == "tz-repeated-access") | .fixes[0] |
 			.where == "pod spec" and (.how | contains("in the pod spec of pod " + $n +
 			" in namespace shop\"\\x0ax")))' "$T/r.json"
+}
+
+@test "doctor: the running containers counted, those no runtime file names too" {
+	workload_image
+	podman run -d --name "$NAME" --network=none "localhost/$NAME:1" \
+		/sleep 60 >/dev/null
+	count() {
+		"$CT" doctor --json | jq -r '.checks[] | select(.check == "container names") |
+			.status + " " + (.detail | capture("^(?<n>[0-9]+) containers running, (?<u>[0-9]+) without") | .n + " " + .u)'
+	}
+	read -r st n u <<<"$(count)"
+	# podman's container at least, named from containers.json.
+	[ "$st" = ok ] && [ "$n" -ge 1 ] && [ "$u" -lt "$n" ]
+	# Where no runtime file is: every one of them nameless, said so.
+	read -r st n u <<<"$(CLOCKTRACE_HOST_ROOT="$T/none" count)"
+	[ "$st" = ok ] && [ "$n" -ge 1 ] && [ "$u" -eq "$n" ]
+	CLOCKTRACE_HOST_ROOT="$T/none" "$CT" doctor | grep -q "^ok    container names: .* under $T/none (README: Container and pod names"
 }
