@@ -27,6 +27,8 @@ static void label(FILE *f, const char *name, const char *value, bool more)
 	fprintf(f, "\"%s", more ? "," : "");
 }
 
+static const struct container_names no_names;
+
 /*
  * A group's pod: its name and namespace from the runtime's files, its UID
  * from the cgroup path or those files ("": not known).  The UID keeps two
@@ -47,7 +49,7 @@ static void pod_labels(FILE *f, const struct container_names *n,
  */
 static void container_labels(FILE *f, const struct proc_model *p, bool more)
 {
-	const struct container_names none = {}, *n = p->names ? p->names : &none;
+	const struct container_names *n = p->names ? p->names : &no_names;
 	char uid[POD_UID_LEN + 1] = "", id[13];
 
 	snprintf(id, sizeof(id), "%.12s", p->container);
@@ -77,8 +79,8 @@ static void proc_labels(FILE *f, const struct proc_model *p,
 	}
 	if (o->by == METRICS_BY_POD) {
 		/* Its key, the pod's UID, is kept in container[]. */
-		pod_labels(f, p->names ? p->names : &(struct container_names){},
-			   p->container, more);
+		pod_labels(f, p->names ? p->names : &no_names, p->container,
+			   more);
 		return;
 	}
 	if (o->by == METRICS_BY_PID) {
