@@ -141,3 +141,30 @@ rb_all_accounted() {
 	rb_each_exact "$T/r.json" "$T/err" 3
 	rb_all_accounted "$T/r.json"
 }
+
+@test "ruby3.3 of a Debian 13 root: threads of one process, each event under its own thread's line (its own TLS)" {
+	cat >"$LANG_ROOT/tmp/threads.rb" <<'RUBY'
+require "date"
+GC.disable
+n = Integer(ARGV[0])
+a = Thread.new { n.times { Date.today } }
+b = Thread.new { n.times { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) } }
+c = Thread.new { n.times { File.open("/etc/localtime") { } } }
+[a, b, c].each(&:join)
+warn "WORKLOAD calls=#{n}"
+RUBY
+	env -u TZ "$CT" run --lang --json -o "$T/r.json" -- \
+		chroot "$LANG_ROOT" /usr/bin/ruby3.3 --disable-gems \
+		/tmp/threads.rb 2000 2>"$T/err"
+	grep -q 'WORKLOAD calls=2000' "$T/err"
+	site() {
+		jqr "$T/r.json" "[.processes[0].lang_sites[] | select(.file == \"/tmp/threads.rb\" and .line == $1) | .$2] | add // 0"
+	}
+	[ "$(site 4 tz_accesses)" -eq 2000 ]
+	[ "$(site 5 clock_syscalls)" -eq 2000 ]
+	[ "$(site 6 tz_accesses)" -eq 2000 ]
+	[ "$(site 4 clock_syscalls)" -eq 0 ]
+	[ "$(site 5 tz_accesses)" -eq 0 ]
+	[ "$(site 6 clock_syscalls)" -eq 0 ]
+	rb_all_accounted "$T/r.json"
+}
