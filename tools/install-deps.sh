@@ -13,7 +13,8 @@ set -e
 # report in (tests/html.bats).  The kernel matrix (make vmtest): qemu for
 # both architectures, a static busybox and cpio for the guests' initramfs,
 # the arm64 cross compiler.  debootstrap: a Debian 13 root whose python3.13
-# --lang reads (tests/lang_trixie.bats), and the chroot test's root.
+# and ruby3.3 --lang reads (tests/lang_trixie.bats), and the chroot test's
+# root.
 # make image and tests/image.bats: buildah writes the OCI image, podman
 # runs it; runc, because crun refuses cgroup v1 hybrid hosts ("cgroups in
 # hybrid mode not supported") and tests/podman/containers.conf picks runc.

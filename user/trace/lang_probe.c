@@ -55,7 +55,7 @@ struct lang_file {
 	dev_t dev;
 	ino_t ino;
 	enum lang lang;
-	bool frame;		/* CPython 3.11-3.13, Ruby 3.1: frames read, no USDT */
+	bool frame;		/* CPython 3.11-3.13, Ruby 3.1, 3.3: frames read, no USDT */
 	struct py_binary py;
 	struct rb_binary rb;
 	struct bpf_link *links[LINKS_MAX];
@@ -146,10 +146,11 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 /*
  * The file reader opens the file (a regular ELF file, the one pid maps
  * when its identity is known) and reads it: whether it is CPython 3.11-3.13
- * or Ruby 3.1, whose frames are read at the kernel events instead (their
- * probes would trap on every line or method call).  libbpf and the kernel are then given the
- * open file, through /proc/self/fd, never the name again, and never a
- * file on FUSE, whose server could stall them in the tracer.
+ * or Ruby 3.1 or 3.3, whose frames are read at the kernel events instead
+ * (their probes would trap on every line or method call).  libbpf and the
+ * kernel are then given the open file, through /proc/self/fd, never the
+ * name again, and never a file on FUSE, whose server could stall them in
+ * the tracer.
  */
 static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
 				    const char *path, dev_t dev, ino_t ino)
