@@ -399,6 +399,46 @@ static bool put_site(char *data, size_t *at, struct wfile *w, uint64_t off)
 	return ok;
 }
 
+/* n, each frame's strings and line, as RD_SYM_FRAMES says. */
+static bool put_frames(char *data, size_t *at, const struct srcline_frame *fr,
+		       int n)
+{
+	uint8_t count = (uint8_t)n;
+
+	if (*at + 1 > RD_DATA_MAX)
+		return false;
+	data[(*at)++] = (char)count;
+	for (int i = 0; i < n; i++) {
+		uint32_t line = fr[i].line;
+
+		if (!put_str(data, at, fr[i].function) ||
+		    !put_str(data, at, fr[i].file) ||
+		    *at + sizeof(line) > RD_DATA_MAX)
+			return false;
+		memcpy(data + *at, &line, sizeof(line));
+		*at += sizeof(line);
+	}
+	return true;
+}
+
+static bool put_site_frames(char *data, size_t *at, struct wfile *w,
+			    uint64_t off)
+{
+	struct srcline_frame fr[RD_INLINE_MAX];
+	char *sym = off ? elf_syms_name_ret_addr(w->syms, off) : NULL;
+	struct srcline *lines = off ? lines_of(w) : NULL;
+	uint64_t vaddr;
+	int n = 0;
+	bool ok;
+
+	if (lines && !elf_syms_call_vaddr(w->syms, off, &vaddr))
+		n = srcline_frames(lines, vaddr, fr, RD_INLINE_MAX);
+	ok = put_str(data, at, sym) && put_frames(data, at, fr, n);
+	free(sym);
+	srcline_frames_free(fr, n);
+	return ok;
+}
+
 static void do_symbolize(const struct reader_req *req)
 {
 	static char data[RD_DATA_MAX];
@@ -411,7 +451,9 @@ static void do_symbolize(const struct reader_req *req)
 	}
 	put_str(data, &at, elf_syms_build_id(w->syms));
 	for (uint32_t i = 0; i < req->noffs && i < RD_OFFS_MAX; i++)
-		if (!put_site(data, &at, w, req->offs[i]))
+		if (req->arg & RD_SYM_FRAMES ?
+		    !put_site_frames(data, &at, w, req->offs[i]) :
+		    !put_site(data, &at, w, req->offs[i]))
 			break;
 	reply(req, w, 0, data, at, -1);
 }
