@@ -435,7 +435,22 @@ static bool take_str(const char *data, size_t len, size_t *at, char **out)
 	return *at > was;
 }
 
-/* Offset i's frames (RD_SYM_FRAMES); false when the reply ends or lies. */
+static void drop_frames(struct reader_names *out, size_t i)
+{
+	for (size_t k = 0; k < RD_INLINE_MAX; k++) {
+		free(out->frames[i][k].function);
+		free(out->frames[i][k].file);
+	}
+	memset(out->frames[i], 0, sizeof(out->frames[i]));
+	out->nframes[i] = 0;
+	free(out->symbol[i]);
+	out->symbol[i] = NULL;
+}
+
+/*
+ * Offset i's frames (RD_SYM_FRAMES); false when the reply ends or lies,
+ * and then none of offset i's names are kept.
+ */
 static bool take_frames(const char *data, size_t len, size_t *at,
 			struct reader_names *out, size_t i)
 {
@@ -444,20 +459,20 @@ static bool take_frames(const char *data, size_t len, size_t *at,
 	if (*at >= len)
 		return false;
 	n = (uint8_t)data[(*at)++];
-	if (n > RD_INLINE_MAX)
-		return false;
 	for (uint8_t k = 0; k < n; k++) {
 		struct reader_frame *f = &out->frames[i][k];
-		bool ok = take_str(data, len, at, &f->function) &&
-			  take_str(data, len, at, &f->file) &&
-			  *at + sizeof(f->line) <= len;
 
-		out->nframes[i] = k + 1;
-		if (!ok)
+		if (k >= RD_INLINE_MAX ||
+		    !take_str(data, len, at, &f->function) ||
+		    !take_str(data, len, at, &f->file) ||
+		    *at + sizeof(f->line) > len) {
+			drop_frames(out, i);
 			return false;
+		}
 		memcpy(&f->line, data + *at, sizeof(f->line));
 		*at += sizeof(f->line);
 	}
+	out->nframes[i] = n;
 	return true;
 }
 
