@@ -76,7 +76,7 @@ each_process_exact() {
 	each_process_exact "$T/r.json" "$T/err" 3
 	[ "$(jqr "$T/r.json" .lang.ruby_frame_processes)" -ge 1 ]
 	# Named as Ruby names the frame.
-	[ "$(jqr "$T/r.json" "[.processes[].lang_sites[] | select(.line == $TODAY_LINE)][0].function")" = "block in work" ]
+	[ "$(jqr "$T/r.json" "[.processes[].lang_sites[] | select(.file == \"$RB\" and .line == $TODAY_LINE)][0].function")" = "block in work" ]
 }
 
 @test "ruby --lang=usdt: the probes are attached and run at each method call (the control of the test above)" {

@@ -26,9 +26,9 @@ teardown() {
 		run -1 grep -q '\[BUG\]\|Segmentation fault' "$T/err"
 		[ "$(jqr "$T/r.json" .lang.mechanism.ruby)" = frame ]
 		tz=$(jqr "$T/r.json" "[.processes[].lang_sites[] |
-			select(.line == $today) | .tz_accesses] | add // 0")
+			select(.file == \"$rb\" and .line == $today) | .tz_accesses] | add // 0")
 		clk=$(jqr "$T/r.json" "[.processes[].lang_sites[] |
-			select(.line == $cpu) | .clock_syscalls] | add // 0")
+			select(.file == \"$rb\" and .line == $cpu) | .clock_syscalls] | add // 0")
 		[ "$tz" -eq "$(workload_sum "$T/err" today_calls)" ] &&
 			[ "$clk" -eq "$(workload_sum "$T/err" cputime_reads)" ] ||
 			{ echo "run $i: $tz tz accesses at line $today, $clk clock syscalls at $cpu" >&2
