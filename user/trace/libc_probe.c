@@ -429,13 +429,25 @@ void libc_probe_rescan(struct libc_probe *lp, struct tracer *t,
 	}
 }
 
-/* A process we never saw mapping a library: decide from its executable. */
-static void settle_state(const struct libc_probe *lp, struct proc_model *p)
+/*
+ * A process we never saw mapping a library: a forked child that did not
+ * exec runs its parent's image (musl's, say); others are decided from
+ * their executable.
+ */
+static void settle_state(const struct libc_probe *lp, const struct model *m,
+			 struct proc_model *p)
 {
+	const struct proc_model *parent;
 	int dynamic;
 
 	if (p->libc_state == LIBC_STATE_PROBED)
 		return;
+	parent = p->execed ? NULL : model_find(m, p->ppid);
+	if (parent && parent->libc_state == LIBC_STATE_PROBED &&
+	    parent->libc_path) {
+		set_libc(p, LIBC_STATE_PROBED, parent->libc_path);
+		return;
+	}
 	dynamic = exe_is_dynamic(p->pid, p->exe);
 	if (dynamic == 0) {
 		set_libc(p, LIBC_STATE_ABSENT, NULL);
@@ -448,7 +460,7 @@ static void settle_state(const struct libc_probe *lp, struct proc_model *p)
 void libc_probe_finish(struct libc_probe *lp, struct model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++)
-		settle_state(lp, &m->procs[i]);
+		settle_state(lp, m, &m->procs[i]);
 	if (lp->tracer)
 		callsite_symbolize(lp, m);
 	/* What naming the call sites could not read counts too. */
