@@ -91,7 +91,7 @@ workload_image() {
 	buildah commit -q --rm "$c" "$2" >/dev/null
 }
 
-@test "the manifests parse: a DaemonSet with the documented capabilities, a debug pod and a PodMonitor" {
+@test "the manifests parse (kubectl offline too): a DaemonSet with the documented capabilities, a debug pod and a PodMonitor" {
 	[ "$(ds_container caps)" = '["BPF", "PERFMON", "SYS_PTRACE", "DAC_READ_SEARCH"]' ]
 	[ "$(ds_container mounts)" = '["/run/containerd/io.containerd.runtime.v2.task", "/run/containers/storage/overlay-containers", "/sys/fs/cgroup", "/sys/kernel/btf"]' ]
 	for f in "$ROOT"/packaging/kubernetes/*.yaml; do
@@ -99,6 +99,15 @@ workload_image() {
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 assert docs and all("apiVersion" in d and "kind" in d for d in docs)' "$f"
 	done
+	# And as kubectl reads them, with no cluster: kustomize builds them.
+	cp "$ROOT"/packaging/kubernetes/*.yaml "$T/"
+	(cd "$T" && printf 'resources:\n' >kustomization.yaml &&
+		for f in "$ROOT"/packaging/kubernetes/*.yaml; do
+			echo "- ${f##*/}"
+		done >>kustomization.yaml)
+	kubectl kustomize "$T" >"$T/built.yaml"
+	[ "$(grep -c '^kind: ' "$T/built.yaml")" -eq "$(cat "$ROOT"/packaging/kubernetes/*.yaml | grep -c '^kind: ')" ]
+	grep -qx 'kind: DaemonSet' "$T/built.yaml"
 }
 
 @test "make image: an OCI archive podman loads, the exporter its default command" {

@@ -47,6 +47,10 @@ esac
 # The flame-graph check (tests) runs stackvis from npm; a machine with its
 # own Node.js keeps it.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+# The Kubernetes manifests are parsed offline by kubectl (tests/image.bats);
+# a machine with its own kubectl (a cloud SDK's) keeps it: Debian's would
+# clash with its file.
+command -v kubectl >/dev/null 2>&1 || PKGS="$PKGS kubernetes-client"
 
 # arm64 packages install beside the native ones once dpkg knows the arch.
 add_foreign_arch() {
