@@ -340,8 +340,9 @@ t_stacks_unwound()
 		fail "stack weights $got, clock syscalls $want" "$W/st.err" || return 1
 	top=$(jq -r '.stacks[0].frames | map(.function // "?") | join("<")' \
 		"$W/st.json")
+	# Inlined calls are frames too (spawn_child at -O2, between them).
 	case "$top" in
-	*"<do_work<main") ;;
+	*"<do_work<"*"main") ;;
 	*)	diag "losses: $(jq -c '.losses | with_entries(select(.value > 0))' "$W/st.json")"
 		diag "rows: $(jq -c '[.stacks[] | [.event, .clock_syscalls, .processes, (.frames | length)]]' "$W/st.json")"
 		fail "the top stack does not reach do_work and main: $top"; return 1 ;;
