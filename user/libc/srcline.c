@@ -300,6 +300,39 @@ static char *add_inlined(char *out, const char *main_file, Dwarf_Die *cu,
 	return more;
 }
 
+/*
+ * A file with no .debug_aranges (Go's linker writes none): libdw before
+ * 0.191 then finds no unit for an address, so each unit's own ranges are
+ * asked, no more than DWARF_SCOPE_DIES_MAX units.
+ */
+static char *lookup_by_unit_ranges(struct srcline *s, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(s->mod, &bias);
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *file;
+	char *where, *path;
+	int lineno = 0;
+
+	for (int n = 0; dw && n < DWARF_SCOPE_DIES_MAX; n++) {
+		if (dwarf_get_units(dw, unit, &unit, NULL, NULL, &cu, NULL))
+			return NULL;
+		if (dwarf_haspc(&cu, addr - bias) > 0)
+			break;
+	}
+	line = dw ? dwarf_getsrc_die(&cu, addr - bias) : NULL;
+	file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	if (!file || dwarf_lineno(line, &lineno) || lineno <= 0)
+		return NULL;
+	path = in_dir(comp_dir(&cu), file);
+	where = add_inlined(xasprintf("%s:%d", path, lineno), path, &cu,
+			    addr - bias);
+	free(path);
+	return where;
+}
+
 char *srcline_lookup(struct srcline *s, uint64_t vaddr)
 {
 	Dwarf_Addr addr = vaddr + s->bias, cu_bias;
@@ -310,7 +343,7 @@ char *srcline_lookup(struct srcline *s, uint64_t vaddr)
 	int lineno = 0;
 
 	if (!line)
-		return NULL;
+		return lookup_by_unit_ranges(s, addr);
 	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!file || lineno <= 0)
 		return NULL;
