@@ -272,6 +272,7 @@ soak: deps
 
 clean:
 	rm -rf build build-san build-arm64 clocktrace $(WORKLOADS) tools/tzloop-static tools/tzloop-musl \
+		tools/zoneload \
 		tools/tzloop-musl-dyn
 
 include tests/fuzz/Makefile.fuzz

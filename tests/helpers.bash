@@ -124,3 +124,20 @@ bpf_stats_restore() {
 	[ -z "${BPF_STATS_WAS:-}" ] ||
 		sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 }
+
+# The link-time address of file offset $2 in ELF file $1 (PT_LOAD).
+off_to_vaddr() {
+	local off=$(($2)) type o v fs rest
+	while read -r type o v _ fs rest; do
+		[ "$type" = LOAD ] || continue
+		if [ $off -ge $((o)) ] && [ $off -lt $((o + fs)) ]; then
+			printf '0x%x\n' $((off - o + v))
+			return
+		fi
+	done < <(readelf -lW "$1")
+	return 1
+}
+
+build_id_of() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
+}

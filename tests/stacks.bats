@@ -95,23 +95,6 @@ call_site() {
 	tz_stacks | grep -q $'\t[^\t]*<tzset<\(mktime\|timelocal\)<run_mktime<run_loop<do_work<main$'
 }
 
-# The link-time address of file offset $2 in ELF file $1 (PT_LOAD).
-off_to_vaddr() {
-	local off=$(($2)) type o v fs rest
-	while read -r type o v _ fs rest; do
-		[ "$type" = LOAD ] || continue
-		if [ $off -ge $((o)) ] && [ $off -lt $((o + fs)) ]; then
-			printf '0x%x\n' $((off - o + v))
-			return
-		fi
-	done < <(readelf -lW "$1")
-	return 1
-}
-
-build_id_of() {
-	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
-}
-
 # The call site's build-id and offset name its line for addr2line,
 # given only the file once the process is gone (the offset is a return
 # address: the call is the byte before).

@@ -22,7 +22,8 @@ set -e
 # (tests/container_names.bats).
 # libc6-dbg: the C library's separate debug file, where --stacks finds the
 # names of its static functions (__tzfile_read) and its lines
-# (tests/stacks.bats).
+# (tests/stacks.bats).  golang-go: a Go program, which has no C library,
+# built from the standard library alone (tools/zoneload, tests/stacks_lang.bats).
 # The libraries linked statically, also installed for arm64 (make ARCH=arm64).
 STATIC_DEV="libbpf-dev libelf-dev libdw-dev liblzma-dev libbz2-dev zlib1g-dev"
 PKGS="clang llvm bpftool $STATIC_DEV pkg-config make gcc
@@ -31,7 +32,7 @@ libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
 curl iproute2 chromium fonts-dejavu-core prometheus
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross debootstrap libc6-dbg
-buildah podman runc catatonit python3-yaml"
+buildah podman runc catatonit python3-yaml golang-go"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
 chroot) ;;

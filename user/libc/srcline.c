@@ -300,26 +300,82 @@ static char *add_inlined(char *out, const char *main_file, Dwarf_Die *cu,
 	return more;
 }
 
-char *srcline_lookup(struct srcline *s, uint64_t vaddr)
+/* The line table's line for an address, and the unit that holds it. */
+struct line_at {
+	char *path;		/* DIR/FILE, the caller's to free */
+	int line;
+	bool has_cu;
+	Dwarf_Die cu;
+	Dwarf_Addr cu_addr;	/* the address in the unit's terms */
+};
+
+/*
+ * A file with no .debug_aranges (Go's linker writes none): libdw before
+ * 0.191 then finds no unit for an address, so each unit's own ranges are
+ * asked, no more than DWARF_SCOPE_DIES_MAX units.
+ */
+static bool line_by_unit_ranges(struct srcline *s, Dwarf_Addr addr,
+				struct line_at *at)
 {
-	Dwarf_Addr addr = vaddr + s->bias, cu_bias;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(s->mod, &bias);
+	Dwarf_CU *unit = NULL;
+	Dwarf_Line *line;
+	const char *file;
+
+	if (!dw)
+		return false;
+	for (int n = 0;; n++) {
+		if (n >= DWARF_SCOPE_DIES_MAX ||
+		    dwarf_get_units(dw, unit, &unit, NULL, NULL, &at->cu, NULL))
+			return false;
+		if (dwarf_haspc(&at->cu, addr - bias) > 0)
+			break;
+	}
+	line = dwarf_getsrc_die(&at->cu, addr - bias);
+	file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	if (!file || dwarf_lineno(line, &at->line) || at->line <= 0)
+		return false;
+	at->path = in_dir(comp_dir(&at->cu), file);
+	at->has_cu = true;
+	at->cu_addr = addr - bias;
+	return true;
+}
+
+static bool line_at(struct srcline *s, Dwarf_Addr addr, struct line_at *at)
+{
 	Dwfl_Line *line = dwfl_module_getsrc(s->mod, addr);
+	Dwarf_Addr cu_bias;
 	Dwarf_Die *cu;
 	const char *file;
-	char *where, *path;
-	int lineno = 0;
 
+	memset(at, 0, sizeof(*at));
 	if (!line)
-		return NULL;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	if (!file || lineno <= 0)
-		return NULL;
-	path = in_dir(dwfl_line_comp_dir(line), file);
-	where = xasprintf("%s:%d", path, lineno);
+		return line_by_unit_ranges(s, addr, at);
+	file = dwfl_lineinfo(line, NULL, &at->line, NULL, NULL, NULL);
+	if (!file || at->line <= 0)
+		return false;
+	at->path = in_dir(dwfl_line_comp_dir(line), file);
 	cu = dwfl_module_addrdie(s->mod, addr, &cu_bias);
-	if (cu)
-		where = add_inlined(where, path, cu, addr - cu_bias);
-	free(path);
+	if (cu) {
+		at->has_cu = true;
+		at->cu = *cu;
+		at->cu_addr = addr - cu_bias;
+	}
+	return true;
+}
+
+char *srcline_lookup(struct srcline *s, uint64_t vaddr)
+{
+	struct line_at at;
+	char *where;
+
+	if (!line_at(s, vaddr + s->bias, &at))
+		return NULL;
+	where = xasprintf("%s:%d", at.path, at.line);
+	if (at.has_cu)
+		where = add_inlined(where, at.path, &at.cu, at.cu_addr);
+	free(at.path);
 	return where;
 }
 
@@ -384,22 +440,14 @@ static int inline_chain(Dwarf_Die *cu, Dwarf_Addr addr,
 int srcline_frames(struct srcline *s, uint64_t vaddr,
 		   struct srcline_frame *out, int max)
 {
-	Dwarf_Addr addr = vaddr + s->bias, cu_bias;
-	Dwfl_Line *line = dwfl_module_getsrc(s->mod, addr);
-	Dwarf_Die *cu;
-	const char *file;
-	int lineno = 0;
+	struct line_at at;
 
 	memset(out, 0, max * sizeof(*out));
-	if (!line || max < 1)
+	if (max < 1 || !line_at(s, vaddr + s->bias, &at))
 		return 0;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	if (!file || lineno <= 0)
-		return 0;
-	out[0].file = in_dir(dwfl_line_comp_dir(line), file);
-	out[0].line = (unsigned int)lineno;
-	cu = dwfl_module_addrdie(s->mod, addr, &cu_bias);
-	return cu ? inline_chain(cu, addr - cu_bias, out, max) : 1;
+	out[0].file = at.path;
+	out[0].line = (unsigned int)at.line;
+	return at.has_cu ? inline_chain(&at.cu, at.cu_addr, out, max) : 1;
 }
 
 void srcline_frames_free(struct srcline_frame *f, int n)
