@@ -224,8 +224,9 @@ static __always_inline struct lang_site *rb_site_of(const struct rb_offsets *o,
 }
 
 /*
- * The Ruby frames that called the one at cfp, up to --lang-depth: C frames
- * and those with no iseq (the VM's own) are looked through.
+ * The Ruby frames that called the one at cfp, up to --lang-depth: C frames,
+ * those with no iseq and those at no line (the VM's own) are looked
+ * through.
  */
 static __always_inline void rb_chain(const struct rb_offsets *o, __u64 cfp,
 				     __u64 end, struct lang_chain_scratch *s)
@@ -249,6 +250,9 @@ static __always_inline void rb_chain(const struct rb_offsets *o, __u64 cfp,
 		body = user_word(iseq + o->iseq_body);
 		if (rb_line(o, body, pc, &line) != RB_FOUND)
 			break;
+		/* The VM's top frame, which Ruby's backtraces leave out too. */
+		if (!line)
+			continue;
 		chain_add(s, LANG_RUBY,
 			  frame_id(body, user_word(body + o->body_path),
 				   user_word(body + o->body_label)),

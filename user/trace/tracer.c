@@ -67,7 +67,8 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	bpf_map__set_max_entries(skel->maps.lang_stacks, o->lang ? n : 1);
 	bpf_map__set_max_entries(skel->maps.lang_sites, o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_names, o->lang ? n * 4 : 1);
-	bpf_map__set_max_entries(skel->maps.lang_chains, o->lang ? n * 4 : 1);
+	/* Fewer chains than sites: past them an event still has its line. */
+	bpf_map__set_max_entries(skel->maps.lang_chains, o->lang ? n * 2 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_frame_names,
 				 o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_procs, o->lang ? n : 1);
