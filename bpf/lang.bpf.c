@@ -668,7 +668,8 @@ static __always_inline void frame_names(struct lang_names *n,
 /*
  * The site key names its chain of outer frames.  A new chain is stored
  * with the strings of each frame not seen before in this process; one
- * that cannot be stored leaves the event at its line, as a loss.
+ * that cannot be stored, or a frame's strings, leaves the event at its
+ * line, as a loss.
  */
 static __always_inline void chain_store(struct lang_site_key *k,
 					struct lang_chain_scratch *s,
@@ -697,13 +698,16 @@ static __always_inline void chain_store(struct lang_site_key *k,
 		if (bpf_map_lookup_elem(&lang_frame_names, &fk))
 			continue;
 		frame_names(n, s, i, p);
-		bpf_map_update_elem(&lang_frame_names, &fk, n, BPF_NOEXIST);
+		err = bpf_map_update_elem(&lang_frame_names, &fk, n, BPF_NOEXIST);
+		if (err && err != -EEXIST)
+			goto unstored;	/* no chain of nameless frames */
 	}
 	err = bpf_map_update_elem(&lang_chains, &ck, &s->c, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		k->chain = LANG_CHAIN_UNSTORED;
-		count_loss(LOSS_LANG_CHAIN);
-	}
+	if (!err || err == -EEXIST)
+		return;
+unstored:
+	k->chain = LANG_CHAIN_UNSTORED;
+	count_loss(LOSS_LANG_CHAIN);
 }
 
 /* USDT: the frames under the innermost one (f[d]) on the thread's stack. */
