@@ -386,15 +386,43 @@ static bool merge_site(struct proc_model *p, const struct lang_site_stat *s)
 	return false;
 }
 
-/* Outer frame f of process tgid, by the strings stored when it was new. */
-static void take_frame(struct lang_probe *lp, __u32 tgid,
-		       const struct lang_chain_frame *f, struct lang_site_stat *o)
+#define NAME_ANCESTORS	8
+
+/*
+ * The strings of frame f of process tgid, stored when it was new.  A
+ * forked worker may not read what its parent left on pages it has not
+ * touched since the fork (a string literal of the interpreter's file):
+ * the same frame, at the same address, is then named from an ancestor.
+ */
+static void frame_names_of(struct lang_probe *lp, const struct model *m,
+			   __u32 tgid, const struct lang_chain_frame *f,
+			   struct lang_names *n)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_frame_names);
 	struct lang_frame_key k = { .tgid = tgid, .lang = f->lang, .id = f->id };
+	const struct proc_model *p;
+	struct lang_names up;
+
+	bpf_map_lookup_elem(fd, &k, n);
+	for (int i = 0; i < NAME_ANCESTORS && (!n->file[0] || !n->func[0]); i++) {
+		p = model_find(m, k.tgid);
+		if (!p || p->ppid <= 0)
+			return;
+		k.tgid = p->ppid;
+		memset(&up, 0, sizeof(up));
+		if (!bpf_map_lookup_elem(fd, &k, &up) && up.file[0] && up.func[0])
+			*n = up;
+	}
+}
+
+/* Outer frame f of process tgid. */
+static void take_frame(struct lang_probe *lp, const struct model *m,
+		       __u32 tgid, const struct lang_chain_frame *f,
+		       struct lang_site_stat *o)
+{
 	struct lang_names n = {};
 
-	bpf_map_lookup_elem(fd, &k, &n);
+	frame_names_of(lp, m, tgid, f, &n);
 	o->lang = f->lang;
 	o->line = f->line;
 	o->file = name_str(n.file, sizeof(n.file));
@@ -410,8 +438,8 @@ static void take_frame(struct lang_probe *lp, __u32 tgid,
 }
 
 /* The frames that called the site, from the chain its key names. */
-static void take_chain(struct lang_probe *lp, const struct lang_site_key *k,
-		       struct lang_site_stat *s)
+static void take_chain(struct lang_probe *lp, const struct model *m,
+		       const struct lang_site_key *k, struct lang_site_stat *s)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_chains);
 	struct lang_chain_key ck = { .tgid = k->tgid, .hash = k->chain };
@@ -428,7 +456,7 @@ static void take_chain(struct lang_probe *lp, const struct lang_site_key *k,
 	s->nouter = c.depth < LANG_OUTER_MAX ? c.depth : LANG_OUTER_MAX;
 	s->outer = xcalloc(s->nouter ?: 1, sizeof(*s->outer));
 	for (uint32_t i = 0; i < s->nouter; i++)
-		take_frame(lp, k->tgid, &c.f[i], &s->outer[i]);
+		take_frame(lp, m, k->tgid, &c.f[i], &s->outer[i]);
 }
 
 static void take_site(struct lang_probe *lp, struct model *m, int names_fd,
@@ -453,7 +481,7 @@ static void take_site(struct lang_probe *lp, struct model *m, int names_fd,
 	s.cls = k->cls_hash ? name_str(n.cls, sizeof(n.cls)) : NULL;
 	if (is_py_frame(k))
 		py_frame_site(run, &s, &n, k->line);
-	take_chain(lp, k, &s);
+	take_chain(lp, m, k, &s);
 	if (!merge_site(p, &s))
 		model_add_lang_site(p, &s);
 	lang_site_free(&s);
