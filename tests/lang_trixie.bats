@@ -25,6 +25,7 @@ teardown() {
 @test "python3.13 of a Debian 13 root: forked workers' calls tied to their .py line, exact per worker, frames read" {
 	[ ! -e /usr/bin/python3.13 ]
 	line=$(grep -n '^ *time\.mktime(' "$TOOLS/lang/fork.py" | cut -d: -f1)
+	stack="/tmp/fork.py:$(grep -n '^    work(n)$' "$TOOLS/lang/fork.py" | cut -d: -f1) worker < /tmp/fork.py:$(grep -n '^ *worker(n, wait)$' "$TOOLS/lang/fork.py" | cut -d: -f1) <module>"
 	env -u TZ "$CT" run --lang -v --json -o "$T/r.json" -- \
 		chroot "$LANG_ROOT" /usr/bin/python3.13 /tmp/fork.py 150 3 \
 		2>"$T/err" >/dev/null
@@ -36,6 +37,12 @@ teardown() {
 			.lang_sites[] | select(.file == \"/tmp/fork.py\" and
 			.line == $line and .function == \"work\") |
 			.tz_accesses] | add")" -eq 150 ]
+		# --lang-depth: 3.13's frames walked through its entry shims.
+		[ "$(jqr "$T/r.json" "[.processes[] | select(.pid == $pid) |
+			.lang_sites[] | select(.line == $line and
+			.function == \"work\" and .stack_cut == false) |
+			.stack | map(\"\(.file):\(.line) \(.function)\") |
+			join(\" < \")] | unique | join(\",\")")" = "$stack" ]
 	done
 	[ "$(jqr "$T/r.json" '.lang.unattributed | add')" -eq 0 ]
 	[ "$(jqr "$T/r.json" .losses.lang_python_frame_unreadable)" -eq 0 ]
