@@ -145,8 +145,27 @@ $(OUT)/core_btf_equal: tests/core_btf_equal.c \
 $(OUT)/unit/pyframe_test: CPPFLAGS += -I/usr/include/python3.11 \
 	-I/usr/include/$(shell $(CC) -dumpmachine)/python3.11
 
-# Reads Debian's libruby-3.1 of this machine's multiarch directory.
+# Reads Debian's libruby-3.1 of this machine's multiarch directory, and
+# on x86_64 stand-ins for Debian 13's libruby-3.3 (tests/unit/libruby33.S):
+# one as it is, one whose code is not the one known.
 $(OUT)/unit/rbframe_test: CPPFLAGS += -DMULTIARCH='"$(shell $(CC) -dumpmachine)"'
+ifeq ($(ARCH),x86)
+RB33_FIXTURES	:= $(OUT)/unit/libruby33.so $(OUT)/unit/libruby33-other.so
+$(OUT)/unit/rbframe_test: CPPFLAGS += -DLIBRUBY33='"$(abspath $(OUT))/unit/libruby33.so"' \
+	-DLIBRUBY33_OTHER='"$(abspath $(OUT))/unit/libruby33-other.so"'
+$(OUT)/unit/rbframe_test: | $(RB33_FIXTURES)
+
+$(OUT)/unit/libruby33.so: tests/unit/libruby33.S tests/unit/libruby33.map
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -nostdlib -s -Wl,--version-script=tests/unit/libruby33.map $< -o $@
+
+$(OUT)/unit/libruby33-other.so: tests/unit/libruby33.S tests/unit/libruby33.map
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -nostdlib -s -DEC_THREAD=0x28 \
+		-Wl,--version-script=tests/unit/libruby33.map $< -o $@
+endif
 
 $(OUT)/unit/%_test: tests/unit/%_test.c tests/unit/unit_test.h $(PURE_OBJS) | $(OUT)
 	$(call msg,CC,$@)

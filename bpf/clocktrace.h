@@ -441,8 +441,10 @@ struct py_proc {
 
 /*
  * --lang, Ruby frame mode: from ruby_current_vm_ptr to the execution
- * context holding the GVL, its control frames, and an iseq's line table.
- * Offsets of Ruby 3.1 (user/core/rbframe.c, with their source).
+ * context holding the GVL (Ruby 3.1), or from this thread's own
+ * ruby_current_ec in libruby's TLS (3.3, whose VM pointer is not
+ * exported), to its control frames and an iseq's line table.  Offsets per
+ * version in user/core/rbframe.c, with their source.
  */
 struct rb_offsets {
 	__u16 vm_main_ractor;	/* rb_vm_t.ractor.main_ractor */
@@ -472,7 +474,9 @@ struct rb_offsets {
 };
 
 struct rb_proc {
-	__u64 vm_ptr;		/* &ruby_current_vm_ptr in the process */
+	__u64 vm_ptr;		/* &ruby_current_vm_ptr in the process (3.1) */
+	__u64 tls_module;	/* 3.3: &the module id of libruby's TLS */
+	__u64 tls_ec;		/* 3.3: ruby_current_ec's offset in that TLS */
 	struct rb_offsets off;
 };
 

@@ -362,23 +362,42 @@ static __always_inline bool py_is(const struct py_proc *p, __u64 obj,
 }
 
 /*
- * The interpreter of tgid, or of the ancestor it was forked from.  Once a
- * process has exec'd, its entry has no lang until userspace finds an
- * interpreter in the new image.
+ * The interpreter of *tgid, or of the ancestor it was forked from (then
+ * *tgid is that ancestor's).  Once a process has exec'd, its entry has no
+ * lang until userspace finds an interpreter in the new image.
  */
-static __always_inline struct lang_proc *lang_proc_of(__u32 tgid)
+static __always_inline struct lang_proc *lang_proc_of(__u32 *tgid)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
-	struct lang_proc *p = bpf_map_lookup_elem(&lang_procs, &tgid);
+	struct lang_proc *p = bpf_map_lookup_elem(&lang_procs, tgid);
 
 	for (int i = 0; !p && i < PY_ANCESTORS; i++) {
 		task = BPF_CORE_READ(task, real_parent);
 		if (!task)
 			break;
-		tgid = BPF_CORE_READ(task, tgid);
-		p = bpf_map_lookup_elem(&lang_procs, &tgid);
+		*tgid = BPF_CORE_READ(task, tgid);
+		p = bpf_map_lookup_elem(&lang_procs, tgid);
 	}
 	return p;
+}
+
+/* The tgids of images whose first event came before userspace read them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} lang_kicks SEC(".maps");
+
+/*
+ * Userspace looks for an interpreter in a new image at times after the
+ * exec; a forked worker may be done by the next one.  The image's first
+ * event asks for the look now, tied to the program's own progress, not
+ * to the clock.  Two CPUs may both ask: the second look finds it read.
+ */
+static __always_inline void lang_kick(const struct lang_proc *p, __u32 owner)
+{
+	if (!p->pending)
+		bpf_ringbuf_output(&lang_kicks, &owner, sizeof(owner),
+				   BPF_RB_FORCE_WAKEUP);
 }
 
 static const struct lang_proc lang_proc_none;
@@ -737,11 +756,13 @@ static __always_inline void usdt_chain(struct lang_site_key *k,
  */
 static __always_inline int frame_attribute(struct lang_site_key *k, __u32 kind)
 {
-	struct lang_proc *p = lang_proc_of(k->tgid);
+	__u32 owner = k->tgid;
+	struct lang_proc *p = lang_proc_of(&owner);
 
 	if (!p)
 		return 0;
 	if (p->lang == LANG_NONE) {
+		lang_kick(p, owner);
 		/* Counted if it turns out to be an interpreter; else USDT's. */
 		__sync_fetch_and_add(&p->pending, 1);
 		return 0;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --lang, Ruby frame mode (Ruby 3.1): at a kernel event of a Ruby thread,
- * the execution context holding the GVL (the VM's main ractor's running
- * one), checked to be this thread's, its control frames walked from the
- * innermost to the first Ruby (iseq) frame, and that frame's line found
- * from its pc in the iseq's own line table: what rb_vm_get_sourceline()
- * does.  Nothing runs between events.  Inline in lang.bpf.c.
+ * --lang, Ruby frame mode (Ruby 3.1, 3.3): at a kernel event of a Ruby
+ * thread, the execution context holding the GVL (the VM's main ractor's
+ * running one), checked to be this thread's (3.1), or the thread's own
+ * from its TLS (3.3), its control frames walked from the innermost to
+ * the first Ruby (iseq) frame, and that frame's line found from its pc in
+ * the iseq's own line table: what rb_vm_get_sourceline() does.  Nothing
+ * runs between events.  Inline in lang.bpf.c.
  */
 #ifndef CLOCKTRACE_LANG_RUBY_BPF_H
 #define CLOCKTRACE_LANG_RUBY_BPF_H
@@ -48,16 +49,46 @@ static __always_inline __u64 rb_this_pthread(void)
 #endif
 }
 
+/* glibc's x86_64 TCB: its DTV pointer; a DTV entry's size; a bound. */
+#define RB_TCB_DTV		8
+#define RB_DTV_ENTRY		16
+#define RB_DTV_MODULES_MAX	4096
+#define RB_DTV_UNALLOCATED	(~0ULL)
+
+/*
+ * Ruby 3.3 (Debian 13's libruby) exports no pointer to its VM: this
+ * thread's own execution context is read from its ruby_current_ec, as
+ * __tls_get_addr() finds it: libruby's TLS block is the DTV's entry of
+ * the module id the loader wrote in libruby's tls_index.  A thread that
+ * released the GVL has its own frames: no holder to compare with.
+ */
+static __always_inline int rb_tls_ec(const struct rb_proc *r, __u64 *ec)
+{
+	__u64 tp = rb_this_pthread(), module = user_word(r->tls_module);
+	__u64 block;
+
+	if (!tp || !module || module > RB_DTV_MODULES_MAX)
+		return RB_UNREADABLE;
+	block = user_word(user_word(tp + RB_TCB_DTV) + module * RB_DTV_ENTRY);
+	if (!block || block == RB_DTV_UNALLOCATED)
+		return RB_UNREADABLE;
+	*ec = user_word(block + r->tls_ec);
+	return *ec ? RB_FOUND : LANG_UN_NO_THREAD;
+}
+
 /*
  * The execution context running Ruby code on this thread: the main
- * ractor's GVL holder.  A thread that released the GVL (a blocking call)
- * is not the holder, and is not given the holder's line.
+ * ractor's GVL holder (3.1), or the thread's own (3.3: rb_tls_ec()).  A
+ * 3.1 thread that released the GVL (a blocking call) is not the holder,
+ * and is not given the holder's line.
  */
 static __always_inline int rb_current_ec(const struct rb_proc *r, __u64 *ec)
 {
 	const struct rb_offsets *o = &r->off;
 	__u64 ractor, self = rb_this_pthread();
 
+	if (r->tls_module)
+		return rb_tls_ec(r, ec);
 	ractor = user_word(user_word(r->vm_ptr) + o->vm_main_ractor);
 	*ec = user_word(ractor + o->running_ec);
 	if (!*ec)

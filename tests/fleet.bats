@@ -396,9 +396,9 @@ cgroup2_mount() {
 		[ "$(workload_sum "$T/wl" tz_stat)" -eq 15 ]
 	done
 	rmdir "$v2/$cg" "$v2/kubepods-ct$$/burstable/pod$uid" "$v2/kubepods-ct$$/burstable" "$v2/kubepods-ct$$"
-	[ "$(om_sum "$T/container.om" clocktrace_tz_accesses "{'container': '${id:0:12}', 'pod': '$uid'}")" -eq 15 ]
+	[ "$(om_sum "$T/container.om" clocktrace_tz_accesses "{'container_id': '${id:0:12}', 'pod_uid': '$uid', 'container': '', 'pod': '', 'namespace': ''}")" -eq 15 ]
 	[ "$(grep -c '^clocktrace_tz_accesses_total{' "$T/container.om")" -eq 1 ]
-	[ "$(om_sum "$T/pod.om" clocktrace_tz_accesses "{'pod': '$uid'}")" -eq 15 ]
+	[ "$(om_sum "$T/pod.om" clocktrace_tz_accesses "{'pod_uid': '$uid', 'pod': ''}")" -eq 15 ]
 	run -125 "$CT" run --metrics-by namespace -- true
 }
 

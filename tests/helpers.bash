@@ -23,38 +23,54 @@ our_prog_names() {
 		sort -u
 }
 
-# Our BPF programs left in the kernel with no live process holding them
-# (should be none after any run).  Programs of other clocktrace instances
-# running at the same time are held through their fds, so they don't count.
-our_progs() {
-	local ours held n names
-	names=$(our_prog_names | jq -R . | jq -sc .)
+# Of the ids on stdin, those no live process holds through an fd of KIND
+# ("prog_id" or "link_id" in /proc/PID/fdinfo).
+unheld() {
+	comm -23 <(sed '/^$/d' | sort -u) <(cat /proc/[0-9]*/fdinfo/* 2>/dev/null |
+		awk -v k="$1:" '$1 == k {print $2}' | sort -u)
+}
+
+# How many ids that LIST (a command printing ids) names stay unheld over
+# a second: an object whose holder just exited is freed after an RCU grace
+# period, so only what is unheld at every look counts.  Objects of other
+# tracers running meanwhile (tests of another suite) are held or come and
+# go; a leaked one stays.
+unheld_for_a_while() {
+	local kind=$1 left now
+	shift
+	left=$("$@" | unheld "$kind")
 	for _ in 1 2 3 4 5; do
-		ours=$(bpftool prog show -j 2>/dev/null | jq -r --argjson n "$names" \
-			'.[] | select(.name as $x | $n | any(. == $x)) | .id' | sort -u)
-		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u)
-		n=$(comm -23 <(echo "$ours" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
-		# A program whose holder just exited is freed after an RCU grace period.
-		[ "$n" -eq 0 ] && break
+		[ -z "$left" ] && break
 		sleep 0.2
+		now=$("$@" | unheld "$kind")
+		left=$(comm -12 <(echo "$left") <(echo "$now"))
 	done
-	echo "$n"
+	echo "$left" | sed '/^$/d' | wc -l
+}
+
+# The ids of our programs in the kernel.
+our_prog_ids() {
+	local names
+	names=$(our_prog_names | jq -R . | jq -sc .)
+	bpftool prog show -j 2>/dev/null | jq -r --argjson n "$names" \
+		'.[] | select(.name as $x | $n | any(. == $x)) | .id'
+}
+
+# Our BPF programs left in the kernel with no live process holding them
+# (should be none after any run).
+our_progs() {
+	unheld_for_a_while prog_id our_prog_ids
+}
+
+link_ids_of_type() {
+	bpftool link show -j 2>/dev/null |
+		jq -r --arg t "$1" '.[] | select(.type == $t) | .id'
 }
 
 # Links of bpftool TYPE (e.g. uprobe_multi) in the kernel that no live
-# process holds (should be none after any run); those of tracers running
-# meanwhile are held through their fds and do not count.
+# process holds (should be none after any run).
 unheld_links() {
-	local links held n
-	for _ in 1 2 3 4 5; do
-		links=$(bpftool link show -j 2>/dev/null |
-			jq -r --arg t "$1" '.[] | select(.type == $t) | .id' | sort -u)
-		held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "link_id:" {print $2}' | sort -u)
-		n=$(comm -23 <(echo "$links" | sed '/^$/d') <(echo "$held" | sed '/^$/d') | wc -l)
-		[ "$n" -eq 0 ] && break
-		sleep 0.2
-	done
-	echo "$n"
+	unheld_for_a_while link_id link_ids_of_type "$1"
 }
 
 # Waits until PID runs the image named COMM (a background job is first a

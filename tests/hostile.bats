@@ -106,8 +106,9 @@ inert_machine() {
 	# Whatever its severity, which follows the measured cost.
 	grep -A1 '^\s*\[[a-z]*\] tz-repeated-access' "$TMP/r.txt" |
 		grep -qF 'accessed /usr/share/zoneinfo/\x0a* * * * * root /tmp/evil.sh\x0a 80 times'
-	# Intervals name the process by its comm.
-	"$CT" run -i 0.02 -o "$TMP/i.txt" -- "$TMP/$EVIL_NAME" stat 20000 \
+	# Intervals name the process by its comm.  400,000 stats take ~0.5 s,
+	# many intervals: 20,000 could end before the first one (CI did).
+	"$CT" run -i 0.02 -o "$TMP/i.txt" -- "$TMP/$EVIL_NAME" stat 400000 \
 		"$EVIL_SCREEN" 2>"$TMP/err"
 	inert_text "$TMP/i.txt"
 	grep -q '^interval' "$TMP/i.txt"

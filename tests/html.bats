@@ -420,3 +420,84 @@ lines_merged() {
 	[ "$status" -eq 125 ]
 	[ ! -e "$T/target" ]
 }
+
+# flame FILE.html: the page's flame graphs (tests/browser/flame_facts.py).
+flame() {
+	python3 "$ROOT/tests/browser/flame_facts.py" "$1" >"$T/flame.json"
+}
+
+# check_flame ID FIELD: the flame graph ID against the JSON's stacks of
+# the same run, FIELD their weight (tz_accesses or clock_syscalls).
+check_flame() {
+	local g=".graphs[\"$1\"]" total fn want got
+	total=$(jqr "$T/r.json" "[.stacks[].$2] | add")
+	[ "$(jqr "$T/flame.json" "$g.total")" -eq "$total" ]
+	# main: the whole width, the whole weight.
+	[ "$(jqr "$T/flame.json" "[$g.frames[] | select(.function == \"main\")] |
+		length")" -eq 1 ]
+	[ "$(jqr "$T/flame.json" "$g.frames[] | select(.function == \"main\") |
+		\"\(.count) \(.x) \(.w)\"")" = "$total 0 1000" ]
+	# Every width is its count's share of the 1,000 px (%.3f).
+	[ "$(jqr "$T/flame.json" "[$g.frames[] | (.w - .count * 1000 / $total) |
+		fabs] | max < 0.001")" = true ]
+	# The program's frames: as heavy as the stacks that hold them.
+	for fn in do_work run_loop run_simple run_clock_specs spawn_child; do
+		want=$(jqr "$T/r.json" "[.stacks[] | select(any(.frames[];
+			.function == \"$fn\")) | .$2] | add // 0")
+		got=$(jqr "$T/flame.json" "[$g.frames[] |
+			select(.function == \"$fn\") | .count] | add // 0")
+		echo "$1 $fn: JSON $want, page $got" >&2
+		[ "$want" -eq "$got" ]
+	done
+	# What is not drawn is said: the stacks without do_work here.
+	[ "$(jqr "$T/flame.json" "$g.left_out.events")" -eq \
+		"$(jqr "$T/r.json" "[.stacks[] | select(all(.frames[];
+			.function != \"do_work\")) | .$2] | add // 0")" ]
+}
+
+@test "html: --stacks draws a flame graph per kind, widths the JSON's weights" {
+	env -u TZ "$CT" run --stacks --json -o "$T/r.json" --html "$T/r.html" -- \
+		"$TOOLS/tzloop" -m localtime -n 2000 -c 2 \
+		-s CLOCK_PROCESS_CPUTIME_ID:50 >/dev/null 2>"$T/err"
+	flame "$T/r.html"
+	[ "$(jqr "$T/flame.json" .scripts)" -eq 0 ]
+	run -1 grep -qi '<script' "$T/r.html"
+	[ "$(jqr "$T/flame.json" '.graphs | keys | join(" ")')" = \
+		"fig-flame-clock fig-flame-tz" ]
+	# The workload's own counts: 3 x 2000 localtime, one tzset; 3 x 50.
+	[ "$(jqr "$T/flame.json" '.graphs["fig-flame-tz"].total')" -eq 6001 ]
+	[ "$(jqr "$T/flame.json" '.graphs["fig-flame-clock"].total')" -eq \
+		"$(workload_sum "$T/err" clock_syscalls)" ]
+	check_flame fig-flame-tz tz_accesses
+	check_flame fig-flame-clock clock_syscalls
+	# Inlined calls are frames of their own, and say so.
+	[ "$(jqr "$T/flame.json" '[.graphs[].frames[] |
+		select(.function == "run_loop") | .inlined] | unique | join(" ")')" = true ]
+	[ "$(jqr "$T/flame.json" '[.graphs[].frames[] |
+		select(.function == "do_work") | .inlined] | unique | join(" ")')" = false ]
+	jqr "$T/flame.json" '.graphs["fig-flame-tz"].frames[] |
+		select(.function == "do_work") | .title' | grep -q '^tzloop+0x[0-9a-f]*$'
+}
+
+@test "html: a flame graph's hostile module name stays text; no --stacks, no graph" {
+	name=$(printf '<img src=x>"&\033')
+	cp "$TOOLS/tzloop" "$T/$name"
+	env -u TZ "$CT" run --stacks --json -o "$T/r.json" --html "$T/r.html" -- \
+		"$T/$name" -m localtime -n 3000 -c 0 >/dev/null 2>"$T/err"
+	flame "$T/r.html"
+	[ "$(jqr "$T/flame.json" .scripts)" -eq 0 ]
+	# Unescaped by the parser, the title names the module as the JSON does.
+	[ "$(jqr "$T/r.json" '.stacks[0].frames[-1].module')" = '<img src=x>"&\x1b' ]
+	off=$(jqr "$T/r.json" '.stacks[0].frames[] |
+		select(.function == "do_work") | .offset')
+	jqr "$T/flame.json" '.graphs["fig-flame-tz"].frames[] |
+		select(.function == "do_work") | .title' |
+		grep -qxF "<img src=x>\"&\\x1b+0x$(printf '%x' "$off")"
+	run -1 grep -q '<img' "$T/r.html"
+	run -1 grep -q "$(printf '\033')" "$T/r.html"
+	env -u TZ "$CT" run --json -o "$T/r.json" --html "$T/r.html" -- \
+		"$TOOLS/tzloop" -m localtime -n 100 -c 0 >/dev/null 2>&1
+	flame "$T/r.html"
+	[ "$(jqr "$T/flame.json" '.graphs | length')" -eq 0 ]
+	[ "$(jqr "$T/flame.json" '.sections | index("stacks")')" = null ]
+}

@@ -44,7 +44,7 @@ PY
 }
 
 # The podman flags of the DaemonSet's pod spec: its capabilities and
-# seccomp setting, hostPID, its mounts read-only.
+# seccomp setting, hostPID, its mounts read-only (made where missing).
 ds_podman_flags() {
 	local caps
 	caps=$(ds_container caps | jq -r 'map("CAP_" + .) | join(",")')
@@ -53,6 +53,8 @@ ds_podman_flags() {
 	[ "$(ds_container seccomp)" = '"Unconfined"' ]
 	printf -- '--pid=host --cap-drop=all --cap-add=%s --security-opt seccomp=unconfined --read-only' "$caps"
 	for m in $(ds_container mounts | jq -r '.[]'); do
+		# As the kubelet does for the DaemonSet's DirectoryOrCreate.
+		mkdir -p "$m"
 		printf -- ' -v %s:%s:ro' "$m" "$m"
 	done
 }
@@ -91,7 +93,7 @@ workload_image() {
 
 @test "the manifests parse: a DaemonSet with the documented capabilities, a debug pod and a PodMonitor" {
 	[ "$(ds_container caps)" = '["BPF", "PERFMON", "SYS_PTRACE", "DAC_READ_SEARCH"]' ]
-	[ "$(ds_container mounts)" = '["/sys/fs/cgroup", "/sys/kernel/btf"]' ]
+	[ "$(ds_container mounts)" = '["/run/containerd/io.containerd.runtime.v2.task", "/run/containers/storage/overlay-containers", "/sys/fs/cgroup", "/sys/kernel/btf"]' ]
 	for f in "$ROOT"/packaging/kubernetes/*.yaml; do
 		/usr/bin/python3 -c 'import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
@@ -136,12 +138,12 @@ assert docs and all("apiVersion" in d and "kind" in d for d in docs)' "$f"
 	id=$(podman inspect -f '{{.Id}}' "$NAME-wl")
 	for _ in $(seq 100); do
 		curl -sf -o "$T/m" "http://127.0.0.1:$port/metrics"
-		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': '${id:0:12}'}")" -ge 21 ] &&
-			[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': ''}")" -ge 15 ] && break
+		[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': '${id:0:12}'}")" -ge 21 ] &&
+			[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': ''}")" -ge 15 ] && break
 		sleep 0.1
 	done
-	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': '${id:0:12}', 'pod': ''}")" -eq 21 ]
-	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container': ''}")" -eq 15 ]
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': '${id:0:12}', 'pod_uid': ''}")" -eq 21 ]
+	[ "$(om_sum "$T/m" clocktrace_tz_accesses "{'container_id': ''}")" -eq 15 ]
 	ps -o rss=,time= -p "$pid" | sed 's/^/# exporter RSS KiB, CPU: /' >&3
 	podman stop -t 10 "$NAME" >/dev/null
 	[ "$(podman inspect -f '{{.State.ExitCode}}' "$NAME")" -eq 0 ]
@@ -164,10 +166,11 @@ assert docs and all("apiVersion" in d and "kind" in d for d in docs)' "$f"
 	kill -TERM "$CTPID"
 	wait "$CTPID"
 	CTPID=
-	jq -e --arg id "${id:0:12}" '.findings[] | select(.id == "tz-repeated-access") |
+	# Named as podman ps names it (containers.json), with its id.
+	jq -e --arg id "${id:0:12}" --arg n "$NAME-wl" '.findings[] | select(.id == "tz-repeated-access") |
 		(.pids | length) == 2 and .fixes[0].where == "image" and
 		(.fixes[0].how | contains("ENV TZ=:/etc/localtime") and
-			contains("podman container " + $id)) and
+			contains("podman container " + $n + " (id " + $id + ";")) and
 		.fixes[1].where == "container run" and
 		(.fixes[1].how | contains("podman run -e TZ=:/etc/localtime"))' "$T/r.json"
 }

@@ -83,6 +83,23 @@ site_of() {
 	[[ "$(site_of tzloop)" == do_work* ]]
 }
 
+@test "reader: more inlined frames than RD_INLINE_MAX in an answer: none believed, the next file named" {
+	env -u TZ CLOCKTRACE_READER_FAULT=lie:hostile- "$CT" run --stacks \
+		--json -o "$T/r.json" -- sh -c \
+		"'$T/hostile-tzloop' -m localtime -n 3000 -c 0 && \
+		 '$TOOLS/tzloop' -m localtime -n 3000 -c 0" 2>"$T/err" >/dev/null
+	[ "$(jqr "$T/r.json" '[.stacks[].tz_accesses] | add')" -eq \
+		$(($(workload_sum "$T/err" localtime_calls) +
+		   $(workload_sum "$T/err" tzset_calls))) ]
+	[ "$(jqr "$T/r.json" '[.stacks[].frames[] |
+		select(.function == "lie" or .file == "/lie.c")] | length')" -eq 0 ]
+	# The lying answer's file: its frames unnamed, module and offset kept.
+	[ "$(jqr "$T/r.json" '[.stacks[].frames[] |
+		select(.module == "hostile-tzloop") | .function] | unique | tostring')" = '[null]' ]
+	[ "$(jqr "$T/r.json" '[.stacks[].frames[] |
+		select(.module == "tzloop") | .function] | index("do_work") != null')" = true ]
+}
+
 # The reader of a running attach: the child of CTP that is not PROG.
 reader_pid() {
 	for _ in $(seq 100); do

@@ -13,10 +13,13 @@ set -e
 # report in (tests/html.bats).  The kernel matrix (make vmtest): qemu for
 # both architectures, a static busybox and cpio for the guests' initramfs,
 # the arm64 cross compiler.  debootstrap: a Debian 13 root whose python3.13
-# --lang reads (tests/lang_trixie.bats), and the chroot test's root.
+# and ruby3.3 --lang reads (tests/lang_trixie.bats), and the chroot test's
+# root.
 # make image and tests/image.bats: buildah writes the OCI image, podman
 # runs it; runc, because crun refuses cgroup v1 hybrid hosts ("cgroups in
 # hybrid mode not supported") and tests/podman/containers.conf picks runc.
+# catatonit: the pause process of podman kube play's infra container
+# (tests/container_names.bats).
 # libc6-dbg: the C library's separate debug file, where --stacks finds the
 # names of its static functions (__tzfile_read) and its lines
 # (tests/stacks.bats).
@@ -28,7 +31,7 @@ libclang-rt-14-dev cppcheck dwz man-db libcap2-bin util-linux procps
 curl iproute2 chromium fonts-dejavu-core prometheus
 qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross debootstrap libc6-dbg
-buildah podman runc python3-yaml"
+buildah podman runc catatonit python3-yaml"
 # Extras for one target only: the quick make test must not need them.
 case "${1:-}" in
 chroot) ;;

@@ -6,7 +6,8 @@
 #   tools/lang-root.sh DIR [PACKAGES]    (default python3.13-minimal)
 #
 # Environment: SUITE (trixie), MIRROR (http://deb.debian.org/debian).
-# Needs root and debootstrap; downloads ~35 MB the first time (~70 s).
+# Needs root and debootstrap; tests/lang_trixie.bats's root (python3.13 and
+# ruby3.3) downloads ~45 MB the first time (~70 s).
 set -eu
 
 ROOT=${1:?usage: lang-root.sh DIR [PACKAGES]}

@@ -38,6 +38,7 @@ enum mode {
 	MODE_GMTIME,
 	MODE_CLOCK,
 	MODE_NONE,
+	MODE_INLINE,
 };
 
 static const char *const mode_names[] = {
@@ -51,6 +52,7 @@ static const char *const mode_names[] = {
 	[MODE_GMTIME]		= "gmtime",
 	[MODE_CLOCK]		= "clock",
 	[MODE_NONE]		= "none",
+	[MODE_INLINE]		= "inline",
 };
 
 struct options {
@@ -91,9 +93,10 @@ __attribute__((noreturn)) static void usage(void)
 		"  -n ITER         iterations per process (default 10000)\n"
 		"  -c CHILDREN     forked children (default 1, 0 = parent only)\n"
 		"  -m MODE         seed|localtime|localtime_r|mktime|tzset|ctime|\n"
-		"                  strftime|gmtime|clock|none (default seed);\n"
+		"                  strftime|gmtime|clock|none|inline (default seed);\n"
 		"                  clock: clock_gettime(CLOCK_MONOTONIC) through\n"
-		"                  the C library (the vDSO)\n"
+		"                  the C library (the vDSO); inline: localtime()\n"
+		"                  from a function always inlined\n"
 		"  -s CLOCK:COUNT  COUNT forced clock_gettime syscalls per process;\n"
 		"                  CLOCK is CLOCK_MONOTONIC, monotonic, 1, ... (repeatable)\n"
 		"  -p              parent does no loop, only forks the children\n"
@@ -201,6 +204,25 @@ static void run_strftime(unsigned long n, struct counts *cnt)
 	cnt->libc += n;
 }
 
+/* Inlined whatever the flags: a frame only the DWARF knows of (--stacks). */
+static inline __attribute__((always_inline)) void local_now(const time_t *t)
+{
+	localtime(t);
+}
+
+/* Never inlined nor cloned: the function local_now is inlined into. */
+__attribute__((noinline, noclone)) static void
+run_inline(unsigned long n, struct counts *cnt)
+{
+	const time_t t = FIXED_EPOCH;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		local_now(&t);
+	cnt->localtime += n;
+	cnt->libc += n;
+}
+
 static void run_simple(enum mode mode, unsigned long n, struct counts *cnt)
 {
 	const time_t t = FIXED_EPOCH;
@@ -254,6 +276,9 @@ static void run_loop(const struct options *o, struct counts *cnt)
 		break;
 	case MODE_STRFTIME:
 		run_strftime(o->iterations, cnt);
+		break;
+	case MODE_INLINE:
+		run_inline(o->iterations, cnt);
 		break;
 	case MODE_NONE:
 		break;

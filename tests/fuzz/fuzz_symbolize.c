@@ -85,7 +85,11 @@ static void name_every_offset(const struct elf_syms *s, struct srcline *lines,
 		if (lines && lookups < LOOKUPS_MAX &&
 		    (!last || !same_function(last, name)) &&
 		    !elf_syms_call_vaddr(s, off, &vaddr)) {
+			struct srcline_frame fr[8];
+			int n = srcline_frames(lines, vaddr, fr, 8);
+
 			free(srcline_lookup(lines, vaddr));
+			srcline_frames_free(fr, n);
 			lookups++;
 		}
 		free(last);

@@ -232,6 +232,38 @@ static void test_finding_fixes_per_place(void **state)
 	model_free(&m);
 }
 
+/* The runtime's names: a pod by name and namespace, a container by name. */
+static void test_steps_named(void **state)
+{
+	struct container_names web = { .name = "web", .pod = "web-0",
+				       .namespace = "shop" };
+	struct container_names ct = { .name = "ct-named" };
+	struct fix_step s[ENV_FIX_STEPS];
+	struct env_place p;
+
+	(void)state;
+	/* podman's cgroup has no pod UID: the names alone make it a pod. */
+	p = place("/libpod_parent/libpod-" ID64, ID64);
+	env_place_names(&p, &web);
+	assert_int_equal(p.origin, ORIGIN_POD);
+	assert_int_equal(env_fix_steps(&p, TZ_FIX, s), 2);
+	assert_string_equal(s[0].where, "pod spec");
+	assert_non_null(strstr(s[0].how, "on container web (id 0123456789ab) "
+			       "in the pod spec of pod web-0 in namespace shop"));
+	free_steps(s, 2);
+	p = place("/libpod_parent/libpod-" ID64, ID64);
+	env_place_names(&p, &ct);
+	assert_int_equal(p.origin, ORIGIN_CONTAINER);
+	assert_int_equal(env_fix_steps(&p, TZ_FIX, s), 2);
+	assert_non_null(strstr(s[0].how, "ENV TZ=:/etc/localtime in the image "
+			       "of podman container ct-named (id 0123456789ab;"));
+	free_steps(s, 2);
+	/* Names never make a process outside a container a container's. */
+	p = place("/system.slice/nginx.service", "");
+	env_place_names(&p, &web);
+	assert_int_equal(p.origin, ORIGIN_UNIT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_container_runtimes),
 		cmocka_unit_test(test_places),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_steps_named),
 		cmocka_unit_test(test_finding_fixes_per_place),
 	};
 

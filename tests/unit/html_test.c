@@ -6,6 +6,8 @@
 
 #include "unit_test.h"
 #include "html.h"
+#include "report_html.h"
+#include "stack.h"
 #include "timeline.h"
 
 static char *escaped(const char *s, size_t len)
@@ -96,6 +98,90 @@ static void test_timeline_zero_fills_late_and_idle_processes(void **state)
 	timeline_free(&t);
 }
 
+/* html_flame_graph of t's tz weights, max rects, into a string. */
+static char *flame_of(const struct stack_table *t, size_t max)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	html_flame_graph(f, t, STACK_CLASS_TZ, max);
+	fclose(f);
+	return buf;
+}
+
+static size_t occurrences(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+/* A row of two frames, leaf then main, with weight tz. */
+static void add_row(struct stack_table *t, const char *leaf, uint64_t tz)
+{
+	struct stack_row *r = stack_table_add(t);
+
+	r->kind = KIND_TZ_STAT;
+	snprintf(r->comm, sizeof(r->comm), "w");
+	r->frames = calloc(2, sizeof(*r->frames));
+	r->frames[0].function = strdup(leaf);
+	r->frames[0].module = strdup("libc.so.6");
+	r->frames[1].function = strdup("main");
+	r->frames[1].module = strdup("w");
+	r->nframes = 2;
+	r->tz_accesses = tz;
+}
+
+static void test_flame_counts_what_is_not_drawn(void **state)
+{
+	struct stack_table t = { 0 };
+	char name[32], *out;
+
+	(void)state;
+	/* 0.1 px wide: leaf and its event left out, one event under them. */
+	add_row(&t, "wide", 10000);
+	add_row(&t, "thin", 1);
+	out = flame_of(&t, FLAME_RECTS_MAX);
+	assert_non_null(strstr(out, "data-frames=\"2\" data-events=\"1\""));
+	assert_int_equal(occurrences(out, "<g class=\"frame\""), 5);
+	assert_non_null(strstr(out, "data-count=\"10001\" data-kind=\"frame\" "
+				    "data-function=\"main\""));
+	free(out);
+	stack_table_free(&t);
+	memset(&t, 0, sizeof(t));
+	/* all, w, main, 300 leaves and their 300 events: past the cap. */
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "leaf%d", i);
+		add_row(&t, name, 1 + i % 5);
+	}
+	out = flame_of(&t, 50);
+	assert_int_equal(occurrences(out, "<g class=\"frame\""), 50);
+	assert_non_null(strstr(out, "data-frames=\"553\" data-events=\"900\""));
+	assert_non_null(strstr(out, "Not drawn: 553 frames"));
+	free(out);
+	stack_table_free(&t);
+}
+
+static void test_flame_titles_and_labels_escaped(void **state)
+{
+	struct stack_table t = { 0 };
+	char *out;
+
+	(void)state;
+	add_row(&t, "<script>&\x1b\\'\"", 5);
+	out = flame_of(&t, FLAME_RECTS_MAX);
+	assert_null(strstr(out, "<script"));
+	assert_null(strchr(out, '\x1b'));
+	/* The title, the data attribute and the label: each escaped. */
+	assert_int_equal(occurrences(out,
+		"&lt;script&gt;&amp;\\x1b\\x5c&#39;&quot;"), 3);
+	free(out);
+	stack_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +190,8 @@ int main(void)
 		cmocka_unit_test(test_printable_utf8_stays),
 		cmocka_unit_test(test_length_bounds_the_read),
 		cmocka_unit_test(test_timeline_zero_fills_late_and_idle_processes),
+		cmocka_unit_test(test_flame_counts_what_is_not_drawn),
+		cmocka_unit_test(test_flame_titles_and_labels_escaped),
 	};
 
 	return cmocka_run_group_tests_name("html", tests, NULL, NULL);

@@ -2,8 +2,10 @@
 /*
  * --lang's Ruby frame mode (user/core/rbframe.c): Debian's libruby-3.1 is
  * read as Ruby 3.1, with ruby_current_vm_ptr where its symbol table says,
- * moved by the load base; other files are not read as Ruby.  The offsets
- * themselves are proved against a running Ruby by tests/lang_ruby.bats.
+ * moved by the load base; a libruby-3.3 (x86_64) as Ruby 3.3, with the
+ * tls_index its rb_thread_current() passes to __tls_get_addr(); other
+ * files are not read as Ruby.  The offsets themselves are proved against
+ * running Rubies by tests/lang_ruby.bats and tests/lang_trixie.bats.
  */
 #include "unit_test.h"
 
@@ -67,6 +69,61 @@ static void libruby31_is_read(void **state)
 	assert_memory_equal(&p.off, &b.off, sizeof(p.off));
 }
 
+#ifdef LIBRUBY33
+/* Debian 13's, when tests/lang_trixie.bats has built its root already. */
+#define LIBRUBY33_TRIXIE	"build/lang-root-trixie/usr/lib/x86_64-linux-gnu/libruby-3.3.so.3.3"
+
+/* The stand-in's tls_index: the only DTPMOD64 slot, the code's lea's. */
+static void libruby33_is_read(void **state)
+{
+	struct maps_entry e = { .offset = 0x1000 };
+	struct rb_binary b;
+	struct rb_proc p;
+	int fd = open(LIBRUBY33, O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(rbframe_binary(fd, &b), 0);
+	close(fd);
+	assert_int_equal(b.version, 0x0303);
+	assert_int_equal(b.vm_ptr, 0);
+	assert_int_equal(b.tls_ec, 16);
+	assert_int_equal(b.off.cf_size, 56);
+	assert_true(b.tls_module > 0);
+	e.start = 0x7f0000000000ULL + b.exec_delta + e.offset;
+	rbframe_proc(&b, &e, &p);
+	assert_int_equal(p.tls_module, b.tls_module + 0x7f0000000000ULL);
+	assert_int_equal(p.tls_ec, 16);
+	assert_int_equal(p.vm_ptr, 0);
+}
+
+/* A 3.3 whose rb_thread_current() reads another thread_ptr: not read. */
+static void libruby33_other_code_is_not_read(void **state)
+{
+	struct rb_binary b;
+	int fd = open(LIBRUBY33_OTHER, O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(rbframe_binary(fd, &b), -1);
+	close(fd);
+}
+
+static void libruby33_of_trixie_is_read(void **state)
+{
+	struct rb_binary b;
+	int fd = open(LIBRUBY33_TRIXIE, O_RDONLY);
+
+	(void)state;
+	if (fd < 0)	/* its root not built yet: the stand-in holds */
+		return;
+	assert_int_equal(rbframe_binary(fd, &b), 0);
+	close(fd);
+	assert_int_equal(b.version, 0x0303);
+	assert_int_equal(b.tls_ec, 16);
+}
+#endif
+
 static void python_is_not_ruby(void **state)
 {
 	struct rb_binary b;
@@ -82,6 +139,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(libruby31_is_read),
+#ifdef LIBRUBY33
+		cmocka_unit_test(libruby33_is_read),
+		cmocka_unit_test(libruby33_other_code_is_not_read),
+		cmocka_unit_test(libruby33_of_trixie_is_read),
+#endif
 		cmocka_unit_test(python_is_not_ruby),
 	};
 

@@ -111,6 +111,18 @@ static void test_frame_labels(void **state)
 	s = stack_frame_label(&anon, true);
 	assert_string_equal(s, "[libc.so.6+0x8a3c]");
 	free(s);
+	/* An inlined call: marked in the text, "_[i]" in folded stacks. */
+	f.inlined = true;
+	s = stack_frame_label(&f, true);
+	assert_string_equal(s, "do_work (tzloop.c:165, inlined)");
+	free(s);
+	s = stack_frame_label(&f, false);
+	assert_string_equal(s, "do_work_[i]");
+	free(s);
+	f.file = NULL;
+	s = stack_frame_label(&f, true);
+	assert_string_equal(s, "do_work (inlined)");
+	free(s);
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 # Forked Ruby workers that call Date.today (one stat of /etc/localtime per
-# call, Ruby 3.1) and read their CPU time (one clock_gettime syscall per
-# read), N times each, and say so: the oracle tests/lang_ruby.bats checks
+# call, Ruby 3.1 and 3.3) and read their CPU time (one clock_gettime
+# syscall per read), N times each, and say so: the oracle
+# tests/lang_ruby.bats (3.1) and tests/lang_trixie.bats (3.3) check
 # --lang's counts per line against.
 #   ruby today_workers.rb N WORKERS [wait]
 # With "wait", every process says it is waiting and works only after a

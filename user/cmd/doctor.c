@@ -4,6 +4,7 @@
  * where a warn or fail says what to do.  Exit 0 when tracing can work
  * here, 1 when it cannot, 125 on bad usage or a bad pid.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -11,6 +12,9 @@
 #endif
 
 #include "cli.h"
+#include "container.h"
+#include "container_names.h"
+#include "procfs.h"
 #include "clock_cost.h"
 #include "clocks.h"
 #include "doctor.h"
@@ -336,6 +340,49 @@ static void print_json(FILE *f, const struct checks *c,
 	json_finish(&j);
 }
 
+/* The container of process PID, when a root-made cgroup names one. */
+static bool container_of_pid(const char *pid, char id[CONTAINER_ID_LEN + 1])
+{
+	char path[sizeof("/proc//cgroup") + 256], *buf, *cg;
+	size_t len;
+	bool found;
+
+	snprintf(path, sizeof(path), "/proc/%s/cgroup", pid);
+	buf = read_file(path, 1 << 16, &len);
+	cg = buf ? cgroup_v2_path(buf, len) : NULL;
+	found = cg && container_of_cgroup(cg, id) == CONTAINER_VERIFIED;
+	free(buf);
+	free(cg);
+	return found;
+}
+
+/*
+ * The running containers' names as a trace would find them: a count, not
+ * a failure (tracing works without names).
+ */
+static void check_container_names(struct checks *c)
+{
+	const char *root = getenv("CLOCKTRACE_HOST_ROOT");
+	char id[CONTAINER_ID_LEN + 1];
+	struct container_names_stats s;
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+		    container_of_pid(e->d_name, id))
+			container_names_of(id);
+	if (d)
+		closedir(d);
+	container_names_stats(&s);
+	check_add(c, "container names", CHECK_OK, "%zu containers running, "
+		  "%zu without a name in their runtime's files under %s%s",
+		  s.looked_up + s.not_kept, s.unnamed + s.not_kept,
+		  root && root[0] ? root : "/", s.unnamed + s.not_kept ?
+		  " (README: Container and pod names; CLOCKTRACE_HOST_ROOT)" :
+		  "");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct kernel_features kf;
@@ -366,6 +413,7 @@ int cmd_doctor(int argc, char **argv)
 	check_clocksource(&c, cs, sizeof(cs));
 	check_vdso(&c, cs);
 	check_libc(&c);
+	check_container_names(&c);
 	if (pid)
 		doctor_process_checks(&c, &p);
 	if (o.format == FORMAT_JSON)

@@ -83,6 +83,16 @@ void env_place_of(const char *cgroup, const char *container,
 	unit_of(cgroup, out);
 }
 
+void env_place_names(struct env_place *place,
+		     const struct container_names *names)
+{
+	if (place->origin != ORIGIN_CONTAINER && place->origin != ORIGIN_POD)
+		return;
+	place->names = container_names_known(names) ? names : NULL;
+	if (place->names && place->names->pod[0])
+		place->origin = ORIGIN_POD;
+}
+
 int env_place_cmp(const struct env_place *a, const struct env_place *b)
 {
 	if (a->origin != b->origin)
@@ -121,17 +131,40 @@ static size_t name_len(const char *assign)
 	return eq ? (size_t)(eq - assign) : strlen(assign);
 }
 
+/*
+ * "container NAME (id ID) in the pod spec of pod POD in namespace NS", as
+ * much as is known: the owning workload is not (the kubelet's files do
+ * not say it), so its pod template is named by kind only.
+ */
+static char *pod_words(const struct env_place *p)
+{
+	const struct container_names *n = p->names;
+
+	if (!n || !n->pod[0])
+		return xasprintf("the container (id %s) of pod %s", p->container,
+				 p->pod);
+	if (!n->namespace[0])
+		return xasprintf("container %s (id %s) in the pod spec of pod %s",
+				 n->name[0] ? n->name : "?", p->container,
+				 n->pod);
+	return xasprintf("container %s (id %s) in the pod spec of pod %s in "
+			 "namespace %s", n->name[0] ? n->name : "?",
+			 p->container, n->pod, n->namespace);
+}
+
 static size_t steps_pod(const struct env_place *p, const char *assign,
 			struct fix_step *out)
 {
 	size_t n = name_len(assign);
 	const char *value = assign[n] ? assign + n + 1 : "";
+	char *where = pod_words(p);
 
 	out[0].where = "pod spec";
-	out[0].how = xasprintf("env: [{name: %.*s, value: \"%s\"}] on the "
-			       "container (id %s) of pod %s, in its workload's "
-			       "pod template (Deployment, StatefulSet, DaemonSet)",
-			       (int)n, assign, value, p->container, p->pod);
+	out[0].how = xasprintf("env: [{name: %.*s, value: \"%s\"}] on %s, "
+			       "in its workload's pod template (Deployment, "
+			       "StatefulSet, DaemonSet)",
+			       (int)n, assign, value, where);
+	free(where);
 	out[1].where = "image";
 	out[1].how = xasprintf("or ENV %s in the container's image "
 			       "(Dockerfile or Containerfile), then rebuild",
@@ -146,9 +179,15 @@ static size_t steps_container(const struct env_place *p, const char *assign,
 	bool cli = !strcmp(rt, "docker") || !strcmp(rt, "podman");
 
 	out[0].where = "image";
-	out[0].how = xasprintf("ENV %s in the image of %s container %s "
-			       "(its Dockerfile or Containerfile), then rebuild",
-			       assign, rt, p->container);
+	if (p->names && p->names->name[0])
+		out[0].how = xasprintf("ENV %s in the image of %s container %s "
+				       "(id %s; its Dockerfile or Containerfile), "
+				       "then rebuild", assign, rt,
+				       p->names->name, p->container);
+	else
+		out[0].how = xasprintf("ENV %s in the image of %s container %s "
+				       "(its Dockerfile or Containerfile), then "
+				       "rebuild", assign, rt, p->container);
 	out[1].where = "container run";
 	out[1].how = cli ? xasprintf("or at its start: %s run -e %s (Compose: "
 				     "environment: [%s])", rt, assign, assign) :

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "container.h"
+#include "container_names.h"
 
 enum env_origin {
 	ORIGIN_SHELL,		/* a login shell, or nothing better known */
@@ -26,6 +27,8 @@ struct env_place {
 	const char *runtime;		/* the container's runtime (container.h) */
 	char container[13];		/* its id, short */
 	char pod[POD_UID_LEN + 1];	/* the pod's UID */
+	/* What the runtime's files name them (NULL: nothing found). */
+	const struct container_names *names;
 };
 
 /*
@@ -34,6 +37,12 @@ struct env_place {
  */
 void env_place_of(const char *cgroup, const char *container,
 		  struct env_place *out);
+/*
+ * The names of its container (container_names.h) in a place: a container
+ * whose runtime names a pod is in one, whatever its cgroup path.
+ */
+void env_place_names(struct env_place *place,
+		     const struct container_names *names);
 int env_place_cmp(const struct env_place *a, const struct env_place *b);
 
 /* One place a fix goes, and what to do there (malloc'ed). */

@@ -16,6 +16,7 @@ static size_t places_of(const struct model *m, const struct finding *f,
 		size_t k = 0;
 
 		env_place_of(p ? p->cgroup : NULL, p ? p->container : "", &here);
+		env_place_names(&here, p ? p->names : NULL);
 		while (k < n && env_place_cmp(&places[k], &here))
 			k++;
 		if (k == n)

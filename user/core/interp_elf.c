@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --lang's frame mode: see interp_elf.h. */
 #include <string.h>
+#include <unistd.h>
 
 #include "elf_bounds.h"
 #include "interp_elf.h"
@@ -17,7 +18,8 @@ void interp_symbols(Elf *elf, struct interp_symbol *w, size_t n)
 		size_t len;
 
 		if (!elf_symtab_get(&t, i, &sym, &name, &len) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_OBJECT &&
+		     GELF_ST_TYPE(sym.st_info) != STT_FUNC) ||
 		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		for (size_t k = 0; k < n; k++)
@@ -51,8 +53,63 @@ int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
 	return found == 3 ? 0 : -1;
 }
 
-bool interp_is_lp64(const GElf_Ehdr *eh)
+int interp_read(Elf *elf, int fd, uint64_t vaddr, void *buf, size_t len)
+{
+	uint64_t off = 0, end = 0, delta;
+
+	if (len < 8 || interp_segments(elf, vaddr, &off, &delta) ||
+	    interp_segments(elf, vaddr + len - 8, &end, &delta) ||
+	    end - off != len - 8)
+		return -1;
+	return pread(fd, buf, len, off) == (ssize_t)len ? 0 : -1;
+}
+
+/* A file's relocations are fewer than its symbols: the same cap. */
+bool interp_has_rela(Elf *elf, uint64_t vaddr, uint32_t type)
+{
+	size_t seen = 0;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    sh.sh_entsize != sizeof(Elf64_Rela))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize &&
+				   seen < ELF_SYMS_MAX; i++, seen++) {
+			GElf_Rela r;
+
+			if (gelf_getrela(d, i, &r) && r.r_offset == vaddr &&
+			    GELF_R_TYPE(r.r_info) == type)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* LP64 on a machine whose layouts are known (x86_64, arm64). */
+static bool interp_is_lp64(const GElf_Ehdr *eh)
 {
 	return eh->e_ident[EI_CLASS] == ELFCLASS64 &&
 	       (eh->e_machine == EM_X86_64 || eh->e_machine == EM_AARCH64);
+}
+
+Elf *interp_elf_open(int fd, struct interp_symbol *w, size_t n)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return NULL;
+	if (!gelf_getehdr(elf, &eh) || !interp_is_lp64(&eh)) {
+		elf_end(elf);
+		return NULL;
+	}
+	interp_symbols(elf, w, n);
+	return elf;
 }

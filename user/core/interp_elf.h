@@ -17,14 +17,24 @@ struct interp_symbol {
 	uint64_t *vaddr;	/* left as it is when not found */
 };
 
-/* Each data symbol's address as linked, in the one table elf_bounds.h reads. */
+/*
+ * Each data or function symbol's address as linked, in the one table
+ * elf_bounds.h reads.
+ */
 void interp_symbols(Elf *elf, struct interp_symbol *w, size_t n);
 /*
  * The file offset of the 8 bytes at vaddr, and the code segment's
  * p_vaddr - p_offset: 0, or -1 when the file has no such bytes.
  */
 int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta);
-/* LP64 on a machine whose layouts are known (x86_64, arm64). */
-bool interp_is_lp64(const GElf_Ehdr *eh);
+/*
+ * fd's ELF with w's symbols looked up (interp_symbols), or NULL when it is
+ * no ELF of a layout we know; the caller elf_end()s it.
+ */
+Elf *interp_elf_open(int fd, struct interp_symbol *w, size_t n);
+/* The len (>= 8) bytes at vaddr, from one segment's file bytes: 0, or -1. */
+int interp_read(Elf *elf, int fd, uint64_t vaddr, void *buf, size_t len);
+/* Whether a relocation of that type applies at vaddr (SHT_RELA only). */
+bool interp_has_rela(Elf *elf, uint64_t vaddr, uint32_t type);
 
 #endif /* CLOCKTRACE_INTERP_ELF_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "container_names.h"
 
 #include "metrics.h"
 #include "util.h"
@@ -133,13 +134,21 @@ static bool keyed_by_id(const struct metrics *mx)
 	return mx->by == METRICS_BY_CONTAINER || mx->by == METRICS_BY_POD;
 }
 
-/* The id of P's group: its container's, or its pod's UID; "": none. */
+/*
+ * The id of P's group: its container's, or its pod's UID from the cgroup
+ * path, else from the runtime's files (a podman pod's cgroup has none);
+ * "": none.
+ */
 static const char *group_id(const struct metrics *mx, const char *cgroup,
-			    const char *container, char buf[POD_UID_LEN + 1])
+			    const char *container,
+			    const struct container_names *names,
+			    char buf[POD_UID_LEN + 1])
 {
 	if (mx->by == METRICS_BY_CONTAINER)
 		return container;
-	return pod_uid(cgroup, buf) ? buf : "";
+	if (pod_uid(cgroup, buf))
+		return buf;
+	return names ? names->pod_uid : "";
 }
 
 /* Its container id, as last seen; "": none. */
@@ -188,7 +197,7 @@ static bool group_live(const struct metrics *mx, const struct proc_model *g,
 		const struct proc_model *p = &cur->procs[i];
 
 		if (!p->exited && !strcmp(g->container, group_id(mx,
-		    p->cgroup ? p->cgroup : "", p->container, buf)))
+		    p->cgroup ? p->cgroup : "", p->container, p->names, buf)))
 			return true;
 	}
 	return false;
@@ -225,30 +234,38 @@ static void fold_exited(struct metrics *mx, const struct model *cur)
 	}
 }
 
+/* P's group, with what it was last seen as (OLD) where P forgot it. */
 static struct proc_model *group_of(struct metrics *mx, const struct model *cur,
-				   pid_t pid, const char *comm,
-				   const char *cgroup, const char *container)
+				   const struct proc_model *p,
+				   const struct proc_model *old)
 {
+	const char *comm = group_comm(p, old), *cgroup = group_cgroup(p, old);
+	const char *container = group_container(p, old);
+	const struct container_names *names = p->names ? p->names :
+					      old ? old->names : NULL;
 	char buf[POD_UID_LEN + 1];
 	const char *id = keyed_by_id(mx) ?
-			 group_id(mx, cgroup, container, buf) : "";
-	struct proc_model *p;
+			 group_id(mx, cgroup, container, names, buf) : "";
+	struct proc_model *g;
 
 	if (mx->by == METRICS_BY_PID) {
-		p = model_proc(&mx->groups, pid);
-	} else if ((p = find_group(mx, comm, cgroup, id))) {
+		g = model_proc(&mx->groups, p->pid);
+	} else if ((g = find_group(mx, comm, cgroup, id))) {
 		/* found */
 	} else if (keyed_by_id(mx) && mx->groups.nprocs >= METRICS_GROUPS_MAX &&
 		   (fold_exited(mx, cur), mx->groups.nprocs >= METRICS_GROUPS_MAX)) {
-		p = folded_group(mx);
+		g = folded_group(mx);
 	} else {
-		p = new_group(mx);
+		g = new_group(mx);
 		if (mx->by != METRICS_BY_COMM)
-			p->cgroup = xstrdup(cgroup);
-		snprintf(p->container, sizeof(p->container), "%s", id);
+			g->cgroup = xstrdup(cgroup);
+		snprintf(g->container, sizeof(g->container), "%s", id);
 	}
-	snprintf(p->comm, sizeof(p->comm), "%s", comm);
-	return p;
+	/* A group's labels: the names of its container, or of its pod's. */
+	if (!g->names && strcmp(g->container, METRICS_FOLDED))
+		g->names = names;
+	snprintf(g->comm, sizeof(g->comm), "%s", comm);
+	return g;
 }
 
 void metrics_update(struct metrics *mx, const struct model *cur)
@@ -258,12 +275,9 @@ void metrics_update(struct metrics *mx, const struct model *cur)
 	for (size_t i = 0; i < cur->nprocs; i++) {
 		const struct proc_model *p = &cur->procs[i];
 		const struct proc_model *old = model_find(&mx->last, p->pid);
-		const char *comm = group_comm(p, old);
 
 		if (proc_grew(p, old))
-			proc_grow(group_of(mx, cur, p->pid, comm,
-					   group_cgroup(p, old),
-					   group_container(p, old)), p, old);
+			proc_grow(group_of(mx, cur, p, old), p, old);
 	}
 	model_copy(&next, cur);
 	/* An exited process's name and cgroup are kept for when its entry is read again. */
@@ -278,6 +292,8 @@ void metrics_update(struct metrics *mx, const struct model *cur)
 		if (!p->container[0] && old)
 			memcpy(p->container, old->container,
 			       sizeof(p->container));
+		if (!p->names && old)
+			p->names = old->names;
 	}
 	model_free(&mx->last);
 	mx->last = next;

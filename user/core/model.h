@@ -19,6 +19,7 @@
 #include "clocks.h"
 #include "vdso_est.h"
 
+struct container_names;
 struct stack_table;
 
 struct tz_path_stat {
@@ -82,6 +83,8 @@ struct proc_model {
 	char container[65];		/* container id, "": none */
 	/* A container-like name in a delegated cgroup: not credited. */
 	char container_unverified[65];
+	/* Its container's names (container_names.h, never freed); NULL: none. */
+	const struct container_names *names;
 	pid_t nspid;			/* pid in its own pid namespace, 0: unknown */
 
 	struct latency kinds[KIND_MAX];

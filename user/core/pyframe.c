@@ -180,20 +180,15 @@ int pyframe_binary(int fd, struct py_binary *b)
 		{ "PyBytes_Type", &b->bytes_type },
 		{ "Py_Version", &version },
 	};
-	const struct py_offsets *o = NULL;
-	GElf_Ehdr eh;
+	const struct py_offsets *o;
 	Elf *elf;
 	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = interp_elf_open(fd, w, sizeof(w) / sizeof(w[0]));
 	if (!elf)
 		return -1;
-	if (gelf_getehdr(elf, &eh) && interp_is_lp64(&eh)) {
-		interp_symbols(elf, w, sizeof(w) / sizeof(w[0]));
-		o = layout_of(elf, fd, version, b);
-	}
+	o = layout_of(elf, fd, version, b);
 	if (o && o == &py313 && !debug_offsets_agree(elf, fd, b->runtime, o))
 		o = NULL;
 	if (o && b->runtime && b->code_type && b->str_type && b->bytes_type) {

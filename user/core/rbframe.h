@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --lang for Ruby 3.1 without a trap per method call: the BPF side reads
+ * --lang for Ruby 3.1 and 3.3 without a trap per method call: the BPF side reads
  * the running thread's control frames at each kernel event
  * (bpf/lang_ruby.bpf.h).  Here: which interpreter files qualify, where
  * their ruby_current_vm_ptr is, and the version's struct offsets.
@@ -17,9 +17,11 @@
 
 /* An interpreter file (libruby) whose frames can be read. */
 struct rb_binary {
-	uint64_t vm_ptr;	/* &ruby_current_vm_ptr as linked */
+	uint64_t vm_ptr;	/* &ruby_current_vm_ptr as linked (3.1) */
+	uint64_t tls_module;	/* 3.3: ruby_current_ec's tls_index as linked */
+	uint64_t tls_ec;	/* 3.3: its offset in libruby's TLS block */
 	uint64_t exec_delta;	/* p_vaddr - p_offset of the code segment */
-	uint32_t version;	/* 0x0301 for 3.1 */
+	uint32_t version;	/* 0x0301 for 3.1, 0x0303 for 3.3 */
 	uint32_t pad;
 	struct rb_offsets off;	/* that version's */
 };

@@ -207,8 +207,13 @@ char *stack_frame_label(const struct stack_frame *f, bool with_line)
 				 (unsigned long long)f->offset);
 	if (!f->function)
 		return xstrdup("[unknown]");
-	if (!with_line || !f->file || !f->line)
-		return xstrdup(f->function);
+	/* stackcollapse-perf.pl --inline marks inlined calls so. */
+	if (!with_line)
+		return xasprintf("%s%s", f->function, f->inlined ? "_[i]" : "");
+	if (!f->file || !f->line)
+		return xasprintf("%s%s", f->function,
+				 f->inlined ? " (inlined)" : "");
 	file = path_base_name(f->file);
-	return xasprintf("%s (%s:%u)", f->function, file, f->line);
+	return xasprintf("%s (%s:%u%s)", f->function, file, f->line,
+			 f->inlined ? ", inlined" : "");
 }

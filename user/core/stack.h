@@ -27,7 +27,7 @@ struct stack_frame {
 	char *module;		/* the mapped file's name; NULL: not in a file */
 	char *build_id;		/* hex, NULL: none */
 	uint64_t offset;	/* file offset of the pc (a return address) */
-	bool inlined;
+	bool inlined;		/* a call inlined into the next frame */
 };
 
 struct stack_row {
@@ -71,7 +71,11 @@ void stack_table_free(struct stack_table *t);
 
 uint32_t stack_class_of(uint32_t kind);
 uint64_t stack_row_weight(const struct stack_row *r);
-/* "do_work (tzloop.c:165)", "[libc.so.6+0x8a3c]" or "[unknown]"; malloc'd. */
+/*
+ * "do_work (tzloop.c:165)", "run_simple (tzloop.c:214, inlined)",
+ * "[libc.so.6+0x8a3c]" or "[unknown]"; without the line an inlined call
+ * is "run_simple_[i]", as flame graph tools know it.  malloc'd.
+ */
 char *stack_frame_label(const struct stack_frame *f, bool with_line);
 
 #endif /* CLOCKTRACE_STACK_H */

@@ -426,8 +426,58 @@ static char *next_str(const char *data, size_t len, size_t *at)
 	return end > s ? xstrdup(s) : NULL;
 }
 
-int reader_symbolize(const struct reader_file *f, const uint64_t *offs,
-		     size_t n, struct reader_names *out)
+/* The next string, NULL when empty; false past the data's end. */
+static bool take_str(const char *data, size_t len, size_t *at, char **out)
+{
+	size_t was = *at;
+
+	*out = next_str(data, len, at);
+	return *at > was;
+}
+
+static void drop_frames(struct reader_names *out, size_t i)
+{
+	for (size_t k = 0; k < RD_INLINE_MAX; k++) {
+		free(out->frames[i][k].function);
+		free(out->frames[i][k].file);
+	}
+	memset(out->frames[i], 0, sizeof(out->frames[i]));
+	out->nframes[i] = 0;
+	free(out->symbol[i]);
+	out->symbol[i] = NULL;
+}
+
+/*
+ * Offset i's frames (RD_SYM_FRAMES); false when the reply ends or lies,
+ * and then none of offset i's names are kept.
+ */
+static bool take_frames(const char *data, size_t len, size_t *at,
+			struct reader_names *out, size_t i)
+{
+	uint8_t n;
+
+	if (*at >= len)
+		return false;
+	n = (uint8_t)data[(*at)++];
+	for (uint8_t k = 0; k < n; k++) {
+		struct reader_frame *f = &out->frames[i][k];
+
+		if (k >= RD_INLINE_MAX ||
+		    !take_str(data, len, at, &f->function) ||
+		    !take_str(data, len, at, &f->file) ||
+		    *at + sizeof(f->line) > len) {
+			drop_frames(out, i);
+			return false;
+		}
+		memcpy(&f->line, data + *at, sizeof(f->line));
+		*at += sizeof(f->line);
+	}
+	out->nframes[i] = n;
+	return true;
+}
+
+static int symbolize(const struct reader_file *f, const uint64_t *offs,
+		     size_t n, struct reader_names *out, uint32_t arg)
 {
 	struct reader_req *req = new_req(RD_SYMBOLIZE, f);
 	char *data = xcalloc(1, RD_DATA_MAX);
@@ -439,18 +489,34 @@ int reader_symbolize(const struct reader_file *f, const uint64_t *offs,
 	if (n > RD_OFFS_MAX)
 		n = RD_OFFS_MAX;
 	req->noffs = n;
+	req->arg = arg;
 	memcpy(req->offs, offs, n * sizeof(*offs));
 	err = call(req, &rep, data, RD_DATA_MAX, NULL);
 	if (!err) {
 		out->build_id = next_str(data, rep.len, &at);
 		for (size_t i = 0; i < n; i++) {
 			out->symbol[i] = next_str(data, rep.len, &at);
-			out->source[i] = next_str(data, rep.len, &at);
+			if (!(arg & RD_SYM_FRAMES))
+				out->source[i] = next_str(data, rep.len, &at);
+			else if (!take_frames(data, rep.len, &at, out, i))
+				break;
 		}
 	}
 	free(data);
 	free(req);
 	return err;
+}
+
+int reader_symbolize(const struct reader_file *f, const uint64_t *offs,
+		     size_t n, struct reader_names *out)
+{
+	return symbolize(f, offs, n, out, 0);
+}
+
+int reader_symbolize_frames(const struct reader_file *f, const uint64_t *offs,
+			    size_t n, struct reader_names *out)
+{
+	return symbolize(f, offs, n, out, RD_SYM_FRAMES);
 }
 
 void reader_names_free(struct reader_names *n)
@@ -459,6 +525,10 @@ void reader_names_free(struct reader_names *n)
 	for (size_t i = 0; i < RD_OFFS_MAX; i++) {
 		free(n->symbol[i]);
 		free(n->source[i]);
+		for (size_t k = 0; k < n->nframes[i]; k++) {
+			free(n->frames[i][k].function);
+			free(n->frames[i][k].file);
+		}
 	}
 	memset(n, 0, sizeof(*n));
 }

@@ -48,10 +48,23 @@ int reader_lang_file(const struct reader_file *f, uint32_t lang,
 /* The reader keeps the file open: naming its code later needs no pid. */
 int reader_hold(const struct reader_file *f);
 
+/* One frame of an offset's (reader_symbolize_frames). */
+struct reader_frame {
+	char *function;			/* by DWARF; NULL when unknown */
+	char *file;			/* NULL when unknown */
+	uint32_t line;
+};
+
 struct reader_names {
 	char *build_id;			/* NULL when it has none */
 	char *symbol[RD_OFFS_MAX];	/* NULL when unknown */
-	char *source[RD_OFFS_MAX];
+	char *source[RD_OFFS_MAX];	/* reader_symbolize() only */
+	/*
+	 * reader_symbolize_frames() only: innermost first, each frame but
+	 * the last inlined into the next; 0 frames when no line is known.
+	 */
+	uint8_t nframes[RD_OFFS_MAX];
+	struct reader_frame frames[RD_OFFS_MAX][RD_INLINE_MAX];
 };
 
 /*
@@ -60,6 +73,9 @@ struct reader_names {
  */
 int reader_symbolize(const struct reader_file *f, const uint64_t *offs,
 		     size_t n, struct reader_names *out);
+/* The same with each inlined call a frame of its own (RD_SYM_FRAMES). */
+int reader_symbolize_frames(const struct reader_file *f, const uint64_t *offs,
+			    size_t n, struct reader_names *out);
 void reader_names_free(struct reader_names *n);
 
 /*

@@ -51,7 +51,8 @@ struct reader_req {
 	uint32_t op;
 	uint32_t id;
 	struct reader_file file;
-	uint32_t arg;			/* RD_LANG_FILE: enum lang, RD_LANG_USDT */
+	uint32_t arg;			/* RD_LANG_FILE: enum lang, RD_LANG_USDT;
+					   RD_SYMBOLIZE: RD_SYM_FRAMES */
 	uint32_t noffs;
 	uint64_t offs[RD_OFFS_MAX];	/* RD_SYMBOLIZE: file offsets */
 };
@@ -114,6 +115,16 @@ struct reader_lang_file {
 #define RD_DATA_MAX	(60 * 1024)
 /* Each string of a reply: longer names are cut. */
 #define RD_NAME_MAX	512
+
+/*
+ * RD_SYMBOLIZE's arg: each offset's frames, inlined calls each a frame of
+ * their own (addr2line -i).  Its data is then "build-id\0", and for each
+ * offset "symbol\0", one byte n (0: no line; at most RD_INLINE_MAX), n
+ * frames innermost first, each "function\0file\0" and its line (uint32_t,
+ * host order); every frame but the last was inlined into the next.
+ */
+#define RD_SYM_FRAMES	(1u << 0)
+#define RD_INLINE_MAX	8
 
 /*
  * RD_UNWIND: a batch of stack copies of one process image, with the files

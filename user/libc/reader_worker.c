@@ -185,24 +185,29 @@ static struct wfile *try_path(const struct reader_file *f, const char *path)
  * CLOCKTRACE_READER_FAULT=KIND:TEXT, for the tests: on a file whose path
  * holds TEXT, behave as a hostile file or file system would make us.
  * stall: never open it (a FUSE server that does not answer); spin: burn
- * CPU once it is open (a parser bomb); crash: fault once it is open.
+ * CPU once it is open (a parser bomb); crash: fault once it is open;
+ * lie: answer RD_SYM_FRAMES with more frames than RD_INLINE_MAX (a
+ * reader taken over by the file it parsed).
  */
-static void inject_fault(const char *path, bool opened)
+static bool fault_is(const char *kind, const char *path)
 {
 	const char *spec = getenv("CLOCKTRACE_READER_FAULT");
 	const char *colon = spec ? strchr(spec, ':') : NULL;
-	size_t kind_len;
 
-	if (!colon || !colon[1] || !strstr(path, colon + 1))
-		return;
-	kind_len = colon - spec;
-	if (!opened && kind_len == 5 && !strncmp(spec, "stall", 5))
+	return colon && colon[1] && strstr(path, colon + 1) &&
+	       (size_t)(colon - spec) == strlen(kind) &&
+	       !strncmp(spec, kind, colon - spec);
+}
+
+static void inject_fault(const char *path, bool opened)
+{
+	if (!opened && fault_is("stall", path))
 		for (;;)
 			sleep(1000);
-	if (opened && kind_len == 4 && !strncmp(spec, "spin", 4))
+	if (opened && fault_is("spin", path))
 		for (volatile unsigned long i = 0;; i++)
 			;
-	if (opened && kind_len == 5 && !strncmp(spec, "crash", 5))
+	if (opened && fault_is("crash", path))
 		raise(SIGSEGV);
 }
 
@@ -399,6 +404,66 @@ static bool put_site(char *data, size_t *at, struct wfile *w, uint64_t off)
 	return ok;
 }
 
+/* n, each frame's strings and line, as RD_SYM_FRAMES says. */
+static bool put_frames(char *data, size_t *at, const struct srcline_frame *fr,
+		       int n)
+{
+	uint8_t count = (uint8_t)n;
+
+	if (*at + 1 > RD_DATA_MAX)
+		return false;
+	data[(*at)++] = (char)count;
+	for (int i = 0; i < n; i++) {
+		uint32_t line = fr[i].line;
+
+		if (!put_str(data, at, fr[i].function) ||
+		    !put_str(data, at, fr[i].file) ||
+		    *at + sizeof(line) > RD_DATA_MAX)
+			return false;
+		memcpy(data + *at, &line, sizeof(line));
+		*at += sizeof(line);
+	}
+	return true;
+}
+
+static bool put_site_frames(char *data, size_t *at, struct wfile *w,
+			    uint64_t off)
+{
+	struct srcline_frame fr[RD_INLINE_MAX];
+	char *sym = off ? elf_syms_name_ret_addr(w->syms, off) : NULL;
+	struct srcline *lines = off ? lines_of(w) : NULL;
+	uint64_t vaddr;
+	int n = 0;
+	bool ok;
+
+	if (lines && !elf_syms_call_vaddr(w->syms, off, &vaddr))
+		n = srcline_frames(lines, vaddr, fr, RD_INLINE_MAX);
+	ok = put_str(data, at, sym) && put_frames(data, at, fr, n);
+	free(sym);
+	srcline_frames_free(fr, n);
+	return ok;
+}
+
+/* The lie fault: each offset RD_INLINE_MAX + 1 well-formed frames. */
+static size_t lie_frames(const struct reader_req *req, char *data)
+{
+	size_t at = 0;
+
+	put_str(data, &at, "lie");
+	for (uint32_t i = 0; i < req->noffs && i < RD_OFFS_MAX; i++) {
+		struct srcline_frame fr[RD_INLINE_MAX + 1];
+
+		for (int k = 0; k <= RD_INLINE_MAX; k++)
+			fr[k] = (struct srcline_frame){ .function = "lie",
+							.file = "/lie.c",
+							.line = 1 };
+		if (!put_str(data, &at, "lie") ||
+		    !put_frames(data, &at, fr, RD_INLINE_MAX + 1))
+			break;
+	}
+	return at;
+}
+
 static void do_symbolize(const struct reader_req *req)
 {
 	static char data[RD_DATA_MAX];
@@ -409,9 +474,15 @@ static void do_symbolize(const struct reader_req *req)
 		reply(req, w, -ENOEXEC, NULL, 0, -1);
 		return;
 	}
+	if ((req->arg & RD_SYM_FRAMES) && fault_is("lie", w->path)) {
+		reply(req, w, 0, data, lie_frames(req, data), -1);
+		return;
+	}
 	put_str(data, &at, elf_syms_build_id(w->syms));
 	for (uint32_t i = 0; i < req->noffs && i < RD_OFFS_MAX; i++)
-		if (!put_site(data, &at, w, req->offs[i]))
+		if (req->arg & RD_SYM_FRAMES ?
+		    !put_site_frames(data, &at, w, req->offs[i]) :
+		    !put_site(data, &at, w, req->offs[i]))
 			break;
 	reply(req, w, 0, data, at, -1);
 }

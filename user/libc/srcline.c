@@ -5,6 +5,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,94 @@ char *srcline_lookup(struct srcline *s, uint64_t vaddr)
 		where = add_inlined(where, path, cu, addr - cu_bias);
 	free(path);
 	return where;
+}
+
+/* The name of a subprogram or inlined call, from its abstract origin. */
+static char *scope_name(Dwarf_Die *scope)
+{
+	const char *name = dwarf_diename(scope);
+
+	return name ? xstrdup(name) : NULL;
+}
+
+/*
+ * The call site an inlined scope names becomes its caller's line: the
+ * caller, one scope out, called it from there.
+ */
+static void call_site(Dwarf_Die *scope, Dwarf_Die *cu,
+		      struct srcline_frame *caller)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0;
+
+	if (dwarf_formudata(dwarf_attr(scope, DW_AT_call_file, &a), &file) ||
+	    dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &a), &line))
+		return;
+	caller->file = in_dir(comp_dir(cu), cu_file(cu, file));
+	caller->line = line <= UINT_MAX ? (unsigned int)line : 0;
+}
+
+/*
+ * out[0] has the line table's line; each DW_TAG_inlined_subroutine around
+ * addr, innermost first, names the frame it stands for and gives the next
+ * frame out its call site, up to the subprogram (addr2line -i).
+ */
+static int inline_chain(Dwarf_Die *cu, Dwarf_Addr addr,
+			struct srcline_frame *out, int max)
+{
+	Dwarf_Die *scopes;
+	int n = nested_scopes(cu, addr, &scopes), k = 0;
+
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		out[k].function = scope_name(&scopes[i]);
+		if (tag == DW_TAG_subprogram) {
+			k++;
+			break;
+		}
+		out[k].inlined = true;
+		if (++k < max)
+			call_site(&scopes[i], cu, &out[k]);
+	}
+	free(scopes);
+	/* A chain cut short (scopes past the walk's caps): its caller unnamed. */
+	if (k && k < max && out[k].file)
+		k++;
+	return k ? k : 1;
+}
+
+int srcline_frames(struct srcline *s, uint64_t vaddr,
+		   struct srcline_frame *out, int max)
+{
+	Dwarf_Addr addr = vaddr + s->bias, cu_bias;
+	Dwfl_Line *line = dwfl_module_getsrc(s->mod, addr);
+	Dwarf_Die *cu;
+	const char *file;
+	int lineno = 0;
+
+	memset(out, 0, max * sizeof(*out));
+	if (!line || max < 1)
+		return 0;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return 0;
+	out[0].file = in_dir(dwfl_line_comp_dir(line), file);
+	out[0].line = (unsigned int)lineno;
+	cu = dwfl_module_addrdie(s->mod, addr, &cu_bias);
+	return cu ? inline_chain(cu, addr - cu_bias, out, max) : 1;
+}
+
+void srcline_frames_free(struct srcline_frame *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(f[i].function);
+		free(f[i].file);
+	}
+	memset(f, 0, n * sizeof(*f));
 }
 
 char *srcline_function(struct srcline *s, uint64_t vaddr)

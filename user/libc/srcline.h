@@ -8,6 +8,7 @@
 #ifndef CLOCKTRACE_SRCLINE_H
 #define CLOCKTRACE_SRCLINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct srcline;
@@ -25,6 +26,25 @@ void srcline_close(struct srcline *s);
  * line covers it.  malloc'd.
  */
 char *srcline_lookup(struct srcline *s, uint64_t vaddr);
+
+/* One frame of an address, inlined calls each a frame of their own. */
+struct srcline_frame {
+	char *function;		/* by DWARF; NULL: not named */
+	char *file;		/* NULL: unknown */
+	unsigned int line;
+	bool inlined;		/* inlined into the next frame, its caller */
+};
+
+/*
+ * The frames at a link-time address as addr2line -i names them, innermost
+ * first: out[0] the line of the address, each inlined call's caller the
+ * line it was called from, the last frame the function it is all in.  At
+ * most max frames (the innermost); 0 when no line covers the address.
+ * The strings are malloc'd: srcline_frames_free().
+ */
+int srcline_frames(struct srcline *s, uint64_t vaddr,
+		   struct srcline_frame *out, int max);
+void srcline_frames_free(struct srcline_frame *f, int n);
 
 /*
  * The function holding a link-time address, by the symbol tables of the

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "hist.h"
 #include "html.h"
 #include "util.h"
@@ -11,56 +12,42 @@
 #define ROW_H		24
 #define HIST_H		160
 
-/*
- * The length of a well-formed UTF-8 sequence at s of a character safe to
- * show (no C1 control, no bidirectional override, no line separator), or 0.
- */
-static size_t utf8_printable(const unsigned char *s, size_t len)
+/* One piece of escape.h's form, with HTML's five characters as entities. */
+static void html_piece(FILE *f, const char *piece)
 {
-	size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	uint32_t cp = s[0] & (0x3f >> (n - 1));
-
-	if (s[0] < 0xc2 || s[0] > 0xf4 || n > len)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
+	switch (piece[1] ? 0 : piece[0]) {
+	case '&':
+		fputs("&amp;", f);
+		break;
+	case '<':
+		fputs("&lt;", f);
+		break;
+	case '>':
+		fputs("&gt;", f);
+		break;
+	case '"':
+		fputs("&quot;", f);
+		break;
+	case '\'':
+		fputs("&#39;", f);
+		break;
+	default:
+		fputs(piece, f);
 	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0 ||
-	    (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
-	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff)
-		return 0;
-	return n;
 }
 
+/* Through escape.h, the one escaping of what a traced program chose. */
 void html_textn(FILE *f, const char *s, size_t len)
 {
-	size_t i, n;
+	char piece[5];
 
-	for (i = 0; i < len && s[i]; i++) {
-		unsigned char c = s[i];
+	len = strnlen(s, len);
+	while (len) {
+		size_t n = escape_next(s, len, ESCAPE_UTF8, piece);
 
-		if (c >= 0x80 && (n = utf8_printable((const unsigned char *)s + i,
-						     strnlen(s + i, len - i)))) {
-			fwrite(s + i, 1, n, f);
-			i += n - 1;
-		} else if (c < 0x20 || c >= 0x7f || c == '\\') {
-			fprintf(f, "\\x%02x", c);
-		} else if (c == '&') {
-			fputs("&amp;", f);
-		} else if (c == '<') {
-			fputs("&lt;", f);
-		} else if (c == '>') {
-			fputs("&gt;", f);
-		} else if (c == '"') {
-			fputs("&quot;", f);
-		} else if (c == '\'') {
-			fputs("&#39;", f);
-		} else {
-			fputc(c, f);
-		}
+		html_piece(f, piece);
+		s += n;
+		len -= n;
 	}
 }
 

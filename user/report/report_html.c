@@ -40,6 +40,8 @@ static const char style[] =
 	".tz{fill:var(--tz)}.clk{fill:var(--clk)}.before{fill:#6e7781}.after{fill:#1a7f37}\n"
 	"svg.chart{max-width:100%;height:auto;font-size:12px;display:block;margin:.4em 0}\n"
 	"svg.chart text{fill:var(--fg)}svg .axis{stroke:var(--mute)}\n"
+	"svg.flame text{font:11px 'DejaVu Sans Mono',monospace;fill:#1f2328}"
+	"svg.flame text.on-dark{fill:#fff}svg.flame g.frame:hover rect{stroke:#1f2328}\n"
 	"svg .bucket{fill:var(--clk)}svg.cellbar{vertical-align:middle;margin-left:.4em}\n"
 	".finding{border-left:4px solid var(--tz);padding:.3em .8em;margin:.6em 0;"
 	"background:#fff8f1}.finding.info{border-color:var(--clk);background:#f3f7ff}\n"
@@ -466,6 +468,7 @@ void report_html(FILE *f, const struct model *m, const struct findings *fs,
 		html_libc_section(f, m);
 	if (m->lang_enabled)
 		html_lang_section(f, m);
+	html_stacks_section(f, m);
 	if (tl && tl->n)
 		html_timeline_section(f, tl);
 	losses_section(f, m);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The JSON report.  Field names are a contract with scripts: keep them. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "clocks.h"
 #include "compare.h"
+#include "container_names.h"
 #include "hist.h"
 #include "json.h"
 #include "report.h"
 #include "roles.h"
+#include "util.h"
 
 static void json_hist(struct json *j, const __u64 *slots)
 {
@@ -194,6 +197,30 @@ static void json_libc(struct json *j, const struct model *m,
 	json_callers(j, p);
 }
 
+static const char *or_null(const char *s)
+{
+	return s[0] ? s : NULL;
+}
+
+/*
+ * What its container's runtime calls it and its pod; null: not known.
+ * The pod's UID from the runtime, else from the cgroup path.
+ */
+static void json_container_names(struct json *j, const struct proc_model *p)
+{
+	const struct container_names none = {}, *n = p->names ? p->names : &none;
+	char uid[POD_UID_LEN + 1] = "";
+
+	if (n->pod_uid[0])
+		memcpy(uid, n->pod_uid, sizeof(uid));
+	else if (p->container[0] && p->cgroup && !pod_uid(p->cgroup, uid))
+		uid[0] = '\0';
+	json_str(j, "container_name", or_null(n->name));
+	json_str(j, "pod", or_null(n->pod));
+	json_str(j, "namespace", or_null(n->namespace));
+	json_str(j, "pod_uid", or_null(uid));
+}
+
 static void json_proc(struct json *j, const struct model *m,
 		      const struct proc_model *p)
 {
@@ -224,6 +251,7 @@ static void json_proc(struct json *j, const struct model *m,
 	json_str(j, "container", p->container[0] ? p->container : NULL);
 	if (p->container_unverified[0])
 		json_str(j, "container_unverified", p->container_unverified);
+	json_container_names(j, p);
 	if (p->nspid && p->nspid != p->pid)
 		json_i64(j, "nspid", p->nspid);
 	json_obj_begin(j, "clock");
@@ -388,6 +416,32 @@ static void json_lang_run(struct json *j, const struct lang_run *r)
 	json_obj_end(j);
 }
 
+/* How many containers the processes are in, and how many of them are nameless. */
+static void json_container_counts(struct json *j, const struct model *m)
+{
+	size_t n = 0, unnamed = 0;
+	const char **seen = xcalloc(m->nprocs + 1, sizeof(*seen));
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc_model *p = &m->procs[i];
+		size_t k = 0;
+
+		if (!p->container[0])
+			continue;
+		while (k < n && strcmp(seen[k], p->container))
+			k++;
+		if (k < n)
+			continue;
+		seen[n++] = p->container;
+		unnamed += !container_names_known(p->names);
+	}
+	free(seen);
+	json_obj_begin(j, "containers");
+	json_u64(j, "seen", n);
+	json_u64(j, "unnamed", unnamed);
+	json_obj_end(j);
+}
+
 static void json_losses(struct json *j, const struct model *m)
 {
 	json_u64(j, "lost_events", model_lost(m));
@@ -438,6 +492,7 @@ void report_json_compare(FILE *f, const struct model *m,
 	json_kernel(&j, &m->kernel);
 	json_u64(&j, "events", model_events(m));
 	json_losses(&j, m);
+	json_container_counts(&j, m);
 	if (m->lang_enabled)
 		json_lang_run(&j, &m->lang);
 	if (m->vdso_enabled)

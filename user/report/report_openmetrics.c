@@ -10,6 +10,7 @@
 
 #include "clocks.h"
 #include "container.h"
+#include "container_names.h"
 #include "escape.h"
 #include "hist.h"
 #include "report.h"
@@ -26,17 +27,37 @@ static void label(FILE *f, const char *name, const char *value, bool more)
 	fprintf(f, "\"%s", more ? "," : "");
 }
 
+static const struct container_names no_names;
+
 /*
- * A container group: its id, short as the runtimes print it ("": not in
- * a container), and its pod's UID ("": none).
+ * A group's pod: its name and namespace from the runtime's files, its UID
+ * from the cgroup path or those files ("": not known).  The UID keeps two
+ * pods of one name (one deleted, one made again) two series.
+ */
+static void pod_labels(FILE *f, const struct container_names *n,
+		       const char *uid, bool more)
+{
+	label(f, "pod", n->pod, true);
+	label(f, "namespace", n->namespace, true);
+	label(f, "pod_uid", uid, more);
+}
+
+/*
+ * A container group: its name (as kubectl or podman ps shows it) and its
+ * id, short as the runtimes print it ("": not in a container), and its
+ * pod's.  A name not found is "", never the id passed off as one.
  */
 static void container_labels(FILE *f, const struct proc_model *p, bool more)
 {
-	char uid[POD_UID_LEN + 1], id[13];
+	const struct container_names *n = p->names ? p->names : &no_names;
+	char uid[POD_UID_LEN + 1] = "", id[13];
 
 	snprintf(id, sizeof(id), "%.12s", p->container);
-	label(f, "container", id, true);
-	label(f, "pod", p->cgroup && pod_uid(p->cgroup, uid) ? uid : "", more);
+	if (!p->cgroup || !pod_uid(p->cgroup, uid))
+		memcpy(uid, n->pod_uid, sizeof(uid));
+	label(f, "container", n->name, true);
+	label(f, "container_id", id, true);
+	pod_labels(f, n, uid, more);
 }
 
 /*
@@ -57,7 +78,9 @@ static void proc_labels(FILE *f, const struct proc_model *p,
 		return;
 	}
 	if (o->by == METRICS_BY_POD) {
-		label(f, "pod", p->container, more);
+		/* Its key, the pod's UID, is kept in container[]. */
+		pod_labels(f, p->names ? p->names : &no_names, p->container,
+			   more);
 		return;
 	}
 	if (o->by == METRICS_BY_PID) {

@@ -55,7 +55,7 @@ struct lang_file {
 	dev_t dev;
 	ino_t ino;
 	enum lang lang;
-	bool frame;		/* CPython 3.11-3.13, Ruby 3.1: frames read, no USDT */
+	bool frame;		/* CPython 3.11-3.13, Ruby 3.1, 3.3: frames read, no USDT */
 	struct py_binary py;
 	struct rb_binary rb;
 	struct bpf_link *links[LINKS_MAX];
@@ -146,10 +146,11 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 /*
  * The file reader opens the file (a regular ELF file, the one pid maps
  * when its identity is known) and reads it: whether it is CPython 3.11-3.13
- * or Ruby 3.1, whose frames are read at the kernel events instead (their
- * probes would trap on every line or method call).  libbpf and the kernel are then given the
- * open file, through /proc/self/fd, never the name again, and never a
- * file on FUSE, whose server could stall them in the tracer.
+ * or Ruby 3.1 or 3.3, whose frames are read at the kernel events instead
+ * (their probes would trap on every line or method call).  libbpf and the
+ * kernel are then given the open file, through /proc/self/fd, never the
+ * name again, and never a file on FUSE, whose server could stall them in
+ * the tracer.
  */
 static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
 				    const char *path, dev_t dev, ino_t ino)
@@ -204,6 +205,16 @@ out:
 	return f;
 }
 
+/* Past LANG_KICKS_MAX the image waits for its rescan, as before the kick. */
+static int take_kick(void *ctx, void *data, size_t size)
+{
+	struct lang_probe *lp = ctx;
+
+	if (size >= sizeof(__u32) && lp->nkicked < LANG_KICKS_MAX)
+		lp->kicked[lp->nkicked++] = *(const __u32 *)data;
+	return 0;
+}
+
 void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
 		     bool usdt)
 {
@@ -211,6 +222,10 @@ void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
 	lp->tracer = t;
 	lp->verbose = verbose;
 	lp->usdt = usdt;
+	if (ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.lang_kicks),
+			     take_kick, lp))
+		ct_warn("--lang: cannot hear of new interpreters at once (%s): "
+			"they are looked for now and then", strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(system_globs); i++) {
 		glob_t g;
 
@@ -309,9 +324,26 @@ void lang_probe_exec(struct lang_probe *lp, struct proc_model *p)
 	schedule(p, now_ns());
 }
 
+/* An image the BPF side asked for: looked at now, its rescans over if found. */
+static void take_kicks(struct lang_probe *lp, struct model *m)
+{
+	for (size_t i = 0; i < lp->nkicked; i++) {
+		struct proc_model *p = model_find(m, lp->kicked[i]);
+
+		/* Even past its rescans: a kick comes once an image. */
+		if (p && p->exited)
+			continue;
+		if (lang_probe_process(lp, lp->kicked[i]) && p)
+			p->lang_rescans = 0;
+	}
+	lp->nkicked = 0;
+}
+
 void lang_probe_rescan(struct lang_probe *lp, struct model *m)
 {
 	uint64_t now = now_ns();
+
+	take_kicks(lp, m);
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_model *p = &m->procs[i];

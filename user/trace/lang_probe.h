@@ -16,12 +16,17 @@
 struct tracer;
 struct lang_file;
 
+/* Images whose first event asked for a look, kept until the loop looks. */
+#define LANG_KICKS_MAX	64
+
 struct lang_probe {
 	struct lang_file *files;	/* every interpreter file looked at */
 	size_t nfiles;
 	struct tracer *tracer;
 	struct lang_run run;		/* copied into the model at finish */
 	uint64_t pending;		/* events of interpreters before they were read */
+	pid_t kicked[LANG_KICKS_MAX];	/* lang_kicks' tgids (bpf/lang.bpf.c) */
+	size_t nkicked;
 	bool verbose;
 	bool usdt;			/* --lang=usdt: no frames read */
 };
@@ -34,10 +39,11 @@ bool lang_probe_process(struct lang_probe *lp, pid_t pid);
 /*
  * At an exec: now, and if no interpreter is mapped yet (a shared
  * libpython, an embedding program's, which the loader maps after exec),
- * again 2, 10, 50 ms ... 2 s later, until one is.
+ * at once when the image's first kernel event asks (lang_kicks), and again
+ * 2, 10, 50 ms ... 2 s later, until one is.
  */
 void lang_probe_exec(struct lang_probe *lp, struct proc_model *p);
-/* In the loop: the rescans that are due. */
+/* In the loop: the images the BPF side asked for, and the rescans due. */
 void lang_probe_rescan(struct lang_probe *lp, struct model *m);
 /* How long the loop may sleep before the next rescan is due. */
 int lang_probe_wait_ms(const struct lang_probe *lp, const struct model *m,

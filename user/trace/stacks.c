@@ -289,52 +289,74 @@ static char *row_key(const struct stack_image *im, uint32_t kind,
 	return key;
 }
 
-/* "func+0x1c" names the function; "path:line (inlined at ...)" the line. */
-static void take_names(struct stack_frame *f, const struct reader_names *n,
+/* A pc's frames: the calls inlined at it first, then its function. */
+struct pc_frames {
+	struct stack_frame fr[RD_INLINE_MAX];
+	uint32_t n;
+};
+
+/* "func+0x1c" of the symbol tables names the function the pc is in. */
+static char *symbol_function(const char *symbol)
+{
+	char *name = symbol ? xstrdup(symbol) : NULL;
+	char *plus = name ? strchr(name, '+') : NULL;
+
+	if (plus)
+		*plus = '\0';
+	return name;
+}
+
+/* Offset i's names into p, whose first frame has the pc's module. */
+static void take_names(struct pc_frames *p, const struct reader_names *n,
 		       size_t i)
 {
-	char *plus, *colon, *paren;
+	uint32_t count = n->nframes[i] ? n->nframes[i] : 1;
 
+	for (uint32_t k = 0; k < count; k++) {
+		struct stack_frame *f = &p->fr[k];
+		const struct reader_frame *rf = &n->frames[i][k];
+
+		if (k) {
+			f->module = p->fr[0].module ? xstrdup(p->fr[0].module) :
+						      NULL;
+			f->offset = p->fr[0].offset;
+		}
+		if (n->build_id)
+			f->build_id = xstrdup(n->build_id);
+		f->inlined = k + 1 < count;
+		if (!n->nframes[i])
+			break;
+		f->function = rf->function ? xstrdup(rf->function) : NULL;
+		f->file = rf->file ? xstrdup(rf->file) : NULL;
+		f->line = rf->file ? rf->line : 0;
+	}
+	/* The function itself as the symbol tables name every other frame. */
 	if (n->symbol[i]) {
-		f->function = xstrdup(n->symbol[i]);
-		plus = strchr(f->function, '+');
-		if (plus)
-			*plus = '\0';
+		free(p->fr[count - 1].function);
+		p->fr[count - 1].function = symbol_function(n->symbol[i]);
 	}
-	if (n->build_id)
-		f->build_id = xstrdup(n->build_id);
-	if (!n->source[i])
-		return;
-	f->file = xstrdup(n->source[i]);
-	paren = strstr(f->file, " (");
-	if (paren)
-		*paren = '\0';
-	colon = strrchr(f->file, ':');
-	if (colon) {
-		*colon = '\0';
-		f->line = (unsigned int)strtoul(colon + 1, NULL, 10);
-	}
+	p->n = count;
 }
 
 static void name_frames_of(const struct stack_image *im, uint32_t file,
-			   struct stack_frame *frames, const uint64_t *offs,
+			   struct pc_frames *pf, const uint64_t *offs,
 			   const uint32_t *which, size_t n)
 {
 	const struct rd_unwind_file *uf = &im->files[file];
 	struct reader_file rf = { .pid = im->pid };
-	struct reader_names names;
+	struct reader_names *names = xcalloc(1, sizeof(*names));
 
 	reader_file_id(&rf, makedev(uf->dev_major, uf->dev_minor), uf->ino);
 	snprintf(rf.path, sizeof(rf.path), "%s", im->paths + uf->path_off);
-	if (reader_symbolize(&rf, offs, n, &names))
-		return;
-	for (size_t i = 0; i < n; i++)
-		take_names(&frames[which[i]], &names, i);
-	reader_names_free(&names);
+	if (!reader_symbolize_frames(&rf, offs, n, names))
+		for (size_t i = 0; i < n; i++)
+			take_names(&pf[which[i]], names, i);
+	reader_names_free(names);
+	free(names);
 }
 
-/* Names of every frame, asked file by file. */
-static void name_frames(const struct stack_image *im, struct stack_frame *fr,
+/* Names of every pc's frames, asked file by file. */
+static void name_frames(const struct stack_image *im, struct pc_frames *pf,
 			const uint64_t *pcs, uint32_t n)
 {
 	uint64_t offs[RD_UNWIND_FRAMES];
@@ -342,11 +364,13 @@ static void name_frames(const struct stack_image *im, struct stack_frame *fr,
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct image_map *m = map_at(im, pcs[i]);
+		struct stack_frame *fr = &pf[i].fr[0];
 
+		pf[i].n = 1;
 		files[i] = m ? m->file : UINT32_MAX;
-		fr[i].offset = m ? pcs[i] - m->start + m->pgoff : pcs[i];
+		fr->offset = m ? pcs[i] - m->start + m->pgoff : pcs[i];
 		if (m)
-			fr[i].module = xstrdup(path_base_name(
+			fr->module = xstrdup(path_base_name(
 				im->paths + im->files[m->file].path_off));
 	}
 	for (uint32_t file = 0; file < im->nfiles; file++) {
@@ -354,12 +378,30 @@ static void name_frames(const struct stack_image *im, struct stack_frame *fr,
 
 		for (uint32_t i = 0; i < n; i++)
 			if (files[i] == file) {
-				offs[k] = fr[i].offset;
+				offs[k] = pf[i].fr[0].offset;
 				which[k++] = i;
 			}
 		if (k)
-			name_frames_of(im, file, fr, offs, which, k);
+			name_frames_of(im, file, pf, offs, which, k);
 	}
+}
+
+/* The pcs' frames one after another, innermost first; n returned. */
+static size_t flat_frames(const struct stack_image *im, const uint64_t *pcs,
+			  uint32_t n, struct stack_frame **out)
+{
+	struct pc_frames *pf = xcalloc(n + 1, sizeof(*pf));
+	size_t total = 0, at = 0;
+
+	name_frames(im, pf, pcs, n);
+	for (uint32_t i = 0; i < n; i++)
+		total += pf[i].n;
+	*out = xcalloc(total + 1, sizeof(**out));
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < pf[i].n; k++)
+			(*out)[at++] = pf[i].fr[k];
+	free(pf);
+	return total;
 }
 
 /* The C run-time's frames outside main are the same in every stack. */
@@ -376,7 +418,7 @@ static size_t row_of(struct stacks *st, const struct stack_image *im,
 {
 	char *key = row_key(im, kind, pcs, n);
 	struct stack_row *r;
-	size_t i;
+	size_t i, nframes;
 
 	for (i = 0; i < st->table.nrows; i++)
 		if (st->table.rows[i].key &&
@@ -388,11 +430,10 @@ static size_t row_of(struct stacks *st, const struct stack_image *im,
 	r->key = key;
 	r->kind = kind;
 	snprintf(r->comm, sizeof(r->comm), "%s", im->comm);
-	r->frames = xcalloc(n + 1, sizeof(*r->frames));
-	name_frames(im, r->frames, pcs, n);
-	r->nframes = frames_to_main(r->frames, n);
+	nframes = flat_frames(im, pcs, n, &r->frames);
+	r->nframes = frames_to_main(r->frames, nframes);
 	/* The C run-time's frames above main are named, then dropped. */
-	for (size_t k = r->nframes; k < n; k++)
+	for (size_t k = r->nframes; k < nframes; k++)
 		stack_frame_free(&r->frames[k]);
 	return i;
 }

@@ -13,6 +13,7 @@
 #include "cgroup.h"
 #include "clocktrace.h"
 #include "container.h"
+#include "container_names.h"
 #include "procfs.h"
 #include "targets.h"
 #include "util.h"
@@ -88,8 +89,12 @@ static void learn_container(struct proc_model *p)
 	enum container_claim c = container_of_cgroup(p->cgroup, id);
 
 	p->container[0] = p->container_unverified[0] = '\0';
-	if (c == CONTAINER_VERIFIED)
+	p->names = NULL;
+	if (c == CONTAINER_VERIFIED) {
 		memcpy(p->container, id, sizeof(id));
+		/* Once per container: its runtime's files are read at its first sight. */
+		p->names = container_names_of(id);
+	}
 	else if (c == CONTAINER_UNVERIFIED)
 		memcpy(p->container_unverified, id, sizeof(id));
 }
@@ -165,6 +170,7 @@ void targets_learn_fork(struct model *m, struct proc_model *p,
 		memcpy(p->container, parent->container, sizeof(p->container));
 		memcpy(p->container_unverified, parent->container_unverified,
 		       sizeof(p->container_unverified));
+		p->names = parent->names;
 	}
 	if (!p->exe && parent->exe)
 		p->exe = xstrdup(parent->exe);
