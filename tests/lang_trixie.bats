@@ -128,6 +128,17 @@ rb_all_accounted() {
 	grep -qF "libruby-3.3.so.3.3.8: frames read (Ruby 3.3)" "$T/err"
 	rb_each_exact "$T/r.json" "$T/err" 4
 	rb_all_accounted "$T/r.json"
+	# --lang-depth: the parent's Date.today line under the calls that led
+	# there, Integer#times (Ruby code in 3.3) among them.
+	rb=$TOOLS/lang/today_workers.rb
+	pid=$(grep -o 'role=parent pid=[0-9]*' "$T/err" | cut -d= -f3)
+	want="today_workers.rb:$(grep -n 'Date.today }' "$rb" | cut -d: -f1) work < today_workers.rb:$(grep -n '^work(n, "parent")' "$rb" | cut -d: -f1) <main>"
+	got=$(jqr "$T/r.json" "[.processes[] | select(.pid == $pid) |
+		.lang_sites[] | select(.function == \"block in work\" and
+		.tz_accesses > 0) | .stack | map(\"\(.file | split(\"/\") | last):\(.line) \(.function)\") |
+		join(\" < \")] | unique | join(\",\")")
+	echo "parent's stack: $got" >&2
+	[[ "$got" =~ ^"<internal:numeric>:"[0-9]+" times < $want"$ ]]
 }
 
 @test "ruby3.3 of a Debian 13 root: attach -p --tree --lang to running workers, frames read, exact" {

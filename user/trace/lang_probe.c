@@ -458,7 +458,8 @@ static void take_frame(struct lang_probe *lp, const struct model *m,
 	o->lang = f->lang;
 	o->line = f->line;
 	o->file = name_str(n.file, sizeof(n.file));
-	o->func = name_str(n.func, sizeof(n.func));
+	/* Unread (a page untouched since the fork), not a nameless frame. */
+	o->func = n.func[0] ? name_str(n.func, sizeof(n.func)) : xstrdup("?");
 	o->cls = n.cls[0] ? name_str(n.cls, sizeof(n.cls)) : NULL;
 	/* Python keeps one frame per thread by USDT: any outer one is read. */
 	if (f->lang == LANG_PYTHON) {
