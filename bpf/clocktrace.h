@@ -86,6 +86,7 @@ enum loss {
 	LOSS_STACK_UNREADABLE,	/* the user stack could not be read */
 	LOSS_STACK_BUDGET_FULL,	/* its process had no stack_budgets entry */
 	LOSS_STACK_UNWOUND,	/* userspace: a copy not unwound (queue, reader) */
+	LOSS_LANG_CHAIN,	/* --lang: counted at its line, outer frames not kept */
 	LOSS_MAX,
 };
 
@@ -310,6 +311,50 @@ struct lang_site_key {
 	__u64 file_hash;
 	__u64 func_hash;
 	__u64 cls_hash;
+	__u64 chain;		/* lang_chain_key.hash, or LANG_CHAIN_* */
+};
+
+/*
+ * --lang-depth: the innermost N script frames of an event are its site and
+ * N - 1 outer frames, the site's chain.  A chain is stored once per process
+ * (lang_chains, by a hash of its frames); each frame's strings once per
+ * process and frame (lang_frame_names), as a site's are.
+ */
+#define LANG_DEPTH_MAX		16
+#define LANG_DEPTH_DEFAULT	8
+#define LANG_OUTER_MAX		(LANG_DEPTH_MAX - 1)
+#define LANG_CHAIN_NONE		0	/* no outer frame (or --lang-depth 1) */
+#define LANG_CHAIN_UNSTORED	1	/* lang_chains was full: LOSS_LANG_CHAIN */
+
+/*
+ * A frame is known by the addresses of what it runs (Python: the code
+ * object, its file and name; Ruby: the iseq body, its path and label;
+ * USDT: the strings' addresses), mixed: no string is read per event.
+ */
+struct lang_frame_key {
+	__u32 tgid;
+	__u32 lang;
+	__u64 id;
+};
+
+struct lang_chain_frame {
+	__u64 id;		/* lang_frame_key.id */
+	__u32 line;		/* Python frame mode: the instruction offset */
+	__u32 lang;
+};
+
+struct lang_chain_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 hash;
+};
+
+/* The outer frames of a site, innermost first. */
+struct lang_chain {
+	__u32 depth;		/* frames in f[] */
+	__u32 cut;		/* 1: the walk stopped at a frame it could not read */
+	/* LANG_OUTER_MAX used: a power of two bounds an index by a mask */
+	struct lang_chain_frame f[LANG_DEPTH_MAX];
 };
 
 struct lang_site {

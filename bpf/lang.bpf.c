@@ -10,7 +10,8 @@
  * run; every method call or line of a probed interpreter traps (the cost
  * is stated in the report).  Frames are pointers; their strings are read
  * only at a kernel event, hashed into the site key, and kept when the site
- * is new.
+ * is new.  The outer frames (--lang-depth) are known by their addresses,
+ * hashed into the site key as a chain, stored once per new chain.
  */
 #include "shared.bpf.h"
 #include "targets.bpf.h"
@@ -41,13 +42,57 @@ struct {
 	__type(value, struct lang_names);
 } lang_names SEC(".maps");
 
-/* The strings of the frame at hand: too large for the BPF stack. */
+/*
+ * The strings of the frame at hand: too large for the BPF stack.  Slot
+ * LANG_SCRATCH_SITE holds the site's until they are stored, slot
+ * LANG_SCRATCH_OUTER an outer frame's.
+ */
+#define LANG_SCRATCH_SITE	0
+#define LANG_SCRATCH_OUTER	1
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct lang_names);
+} lang_scratch SEC(".maps");
+
+/* --lang-depth: script frames per event, the site's included. */
+const volatile __u32 lang_depth = LANG_DEPTH_DEFAULT;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct lang_chain_key);
+	__type(value, struct lang_chain);
+} lang_chains SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct lang_frame_key);
+	__type(value, struct lang_names);
+} lang_frame_names SEC(".maps");
+
+/*
+ * An event's outer frames, and the addresses their strings are read from
+ * if the chain is new (Python: the code object; Ruby: the iseq body;
+ * USDT: file, function, class).
+ */
+struct lang_chain_scratch {
+	struct lang_chain c;
+	__u64 hash;
+	__u64 ptr[LANG_DEPTH_MAX][3];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct lang_names);
-} lang_scratch SEC(".maps");
+	__type(value, struct lang_chain_scratch);
+} lang_chain_scratch SEC(".maps");
 
 /* A new stack is too large for the BPF stack: it starts as a copy. */
 static const struct lang_stack lang_stack_init;
@@ -150,15 +195,73 @@ static __always_inline __u64 hash_str(const char *buf, long len, long max)
 	return h;
 }
 
-static __always_inline __u64 read_hash(char *buf, long max, __u64 ptr)
+static __always_inline long read_str(char *buf, long max, __u64 ptr)
 {
 	long len = ptr ? bpf_probe_read_user_str(buf, max, (void *)ptr) : 0;
 
-	if (len <= 0) {
+	if (len <= 0)
 		buf[0] = '\0';
-		return 0;
+	return len;
+}
+
+static __always_inline __u64 read_hash(char *buf, long max, __u64 ptr)
+{
+	long len = read_str(buf, max, ptr);
+
+	return len > 0 ? hash_str(buf, len, max) : 0;
+}
+
+/* A frame's identity from its addresses: nothing is read to make it. */
+static __always_inline __u64 mix(__u64 h, __u64 v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static __always_inline __u64 frame_id(__u64 a, __u64 b, __u64 c)
+{
+	return mix(mix(mix(FNV_OFFSET, a), b), c);
+}
+
+static __always_inline struct lang_chain_scratch *chain_begin(void)
+{
+	__u32 zero = 0;
+	struct lang_chain_scratch *s;
+
+	s = bpf_map_lookup_elem(&lang_chain_scratch, &zero);
+	if (s) {
+		s->c.depth = 0;
+		s->c.cut = 0;
+		s->hash = FNV_OFFSET;
 	}
-	return hash_str(buf, len, max);
+	return s;
+}
+
+/* Room for another outer frame within --lang-depth. */
+static __always_inline bool chain_room(const struct lang_chain_scratch *s)
+{
+	return s->c.depth + 1 < lang_depth && s->c.depth < LANG_OUTER_MAX;
+}
+
+static __always_inline void chain_add(struct lang_chain_scratch *s, __u32 lang,
+				      __u64 id, __u32 line, __u64 p0,
+				      __u64 p1, __u64 p2)
+{
+	__u32 n = s->c.depth;
+
+	if (n >= LANG_OUTER_MAX)
+		return;
+	/* A bound the verifier keeps, whatever clang does with the test. */
+	barrier_var(n);
+	n &= LANG_DEPTH_MAX - 1;
+	s->c.f[n].id = id;
+	s->c.f[n].line = line;
+	s->c.f[n].lang = lang;
+	s->ptr[n][0] = p0;
+	s->ptr[n][1] = p1;
+	s->ptr[n][2] = p2;
+	s->hash = mix(mix(s->hash, id), (__u64)lang << 32 | line);
+	s->c.depth = n + 1;
 }
 
 static const struct lang_site lang_site_init;
@@ -179,8 +282,8 @@ static __always_inline int lang_site_key_of(struct lang_site_key *k,
 static __always_inline struct lang_site *lang_site_of(struct lang_site_key *k,
 						      const struct lang_frame *f)
 {
-	__u32 zero = 0;
-	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &zero);
+	__u32 slot = LANG_SCRATCH_SITE;
+	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &slot);
 	struct lang_site *site;
 
 	if (!n)
@@ -231,6 +334,9 @@ struct {
 /* py_innermost()'s answers besides an enum lang_unattributed. */
 #define PY_FOUND		LANG_UN_MAX
 #define PY_UNREADABLE		(LANG_UN_MAX + 1)
+#define PY_SKIP			(LANG_UN_MAX + 2)	/* a shim or incomplete frame */
+/* Frames looked through for the outer ones: an entry shim may precede each. */
+#define PY_OUTER_STEPS		(2 * LANG_OUTER_MAX)
 
 static __always_inline __u64 user_word(__u64 addr)
 {
@@ -349,43 +455,84 @@ static __always_inline __u64 py_current_frame(const struct py_proc *p, __u64 ts)
 }
 
 /*
- * The code object of this thread's innermost complete frame, and the byte
+ * The code object a frame runs and the byte offset of its last
+ * instruction: PY_FOUND, PY_SKIP for an entry shim (3.12+) or a frame
+ * still starting (3.11), PY_UNREADABLE for bytes that are not a frame.
+ */
+static __always_inline int py_frame_at(const struct py_proc *p, __u64 frame,
+				       __u64 *code, __u32 *instr)
+{
+	const struct py_offsets *o = &p->off;
+	__u64 prev, start;
+	__u8 owner = 0;
+
+	bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + o->owner));
+	if (owner == PY_FRAME_OWNED_BY_CSTACK)
+		return PY_SKIP;
+	*code = user_word(frame + o->f_code);
+	if (!py_is(p, *code, p->code_type))
+		return PY_UNREADABLE;
+	prev = user_word(frame + o->prev_instr);
+	start = *code + o->co_code_adaptive;
+	if (owner != PY_FRAME_OWNED_BY_GENERATOR &&
+	    prev < start + 2 * (__s64)py_s32(*code + o->co_firsttraceable))
+		return PY_SKIP;
+	*instr = prev >= start && prev - start < PY_INSTR_NONE ?
+		 prev - start : PY_INSTR_NONE;
+	return PY_FOUND;
+}
+
+/*
+ * This thread's innermost complete frame, its code object and the byte
  * offset of its last instruction: PY_FOUND, PY_UNREADABLE when a frame
  * cannot be read, or why there is no frame (enum lang_unattributed).
  */
-static __always_inline int py_innermost(const struct py_proc *p, __u64 *code,
-					__u32 *instr)
+static __always_inline int py_innermost(const struct py_proc *p, __u64 *frame,
+					__u64 *code, __u32 *instr)
 {
-	const struct py_offsets *o = &p->off;
-	__u64 ts = 0, frame, prev, start;
-	__u8 owner = 0;
+	__u64 ts = 0;
 	int found = py_thread_state(p, &ts);
 
 	if (found != PY_FOUND)
 		return found;
-	frame = py_current_frame(p, ts);
-	if (!frame)
+	*frame = py_current_frame(p, ts);
+	if (!*frame)
 		return LANG_UN_NO_FRAME;
-	for (int i = 0; i < PY_INCOMPLETE_MAX && frame; i++) {
-		bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + o->owner));
-		if (owner == PY_FRAME_OWNED_BY_CSTACK) {
-			frame = user_word(frame + o->previous);
-			continue;
-		}
-		*code = user_word(frame + o->f_code);
-		if (!py_is(p, *code, p->code_type))
-			return PY_UNREADABLE;
-		prev = user_word(frame + o->prev_instr);
-		start = *code + o->co_code_adaptive;
-		if (owner == PY_FRAME_OWNED_BY_GENERATOR ||
-		    prev >= start + 2 * (__s64)py_s32(*code + o->co_firsttraceable)) {
-			*instr = prev >= start && prev - start < PY_INSTR_NONE ?
-				 prev - start : PY_INSTR_NONE;
-			return PY_FOUND;
-		}
-		frame = user_word(frame + o->previous);
+	for (int i = 0; i < PY_INCOMPLETE_MAX && *frame; i++) {
+		found = py_frame_at(p, *frame, code, instr);
+		if (found != PY_SKIP)
+			return found;
+		*frame = user_word(*frame + p->off.previous);
 	}
-	return frame ? PY_UNREADABLE : LANG_UN_NO_FRAME;
+	return *frame ? PY_UNREADABLE : LANG_UN_NO_FRAME;
+}
+
+/* The frames that called the innermost one, up to --lang-depth. */
+static __always_inline void py_chain(const struct py_proc *p, __u64 frame,
+				     struct lang_chain_scratch *s)
+{
+	const struct py_offsets *o = &p->off;
+	__u64 code = 0;
+	__u32 instr = 0;
+	int found;
+
+	for (int i = 0; i < PY_OUTER_STEPS; i++) {
+		if (!chain_room(s))
+			return;
+		frame = user_word(frame + o->previous);
+		if (!frame)
+			return;
+		found = py_frame_at(p, frame, &code, &instr);
+		if (found == PY_SKIP)
+			continue;
+		if (found != PY_FOUND)
+			break;
+		chain_add(s, LANG_PYTHON,
+			  frame_id(code, user_word(code + o->co_filename),
+				   user_word(code + o->co_name)),
+			  instr, code, 0, 0);
+	}
+	s->c.cut = 1;
 }
 
 static __always_inline void count_unattributed(__u32 why)
@@ -396,19 +543,24 @@ static __always_inline void count_unattributed(__u32 why)
 		__sync_fetch_and_add(n, 1);
 }
 
-/* A compact ASCII str's characters into buf, hashed; "" for any other. */
-static __always_inline __u64 py_str_hash(const struct py_proc *p, __u64 str,
-					 char *buf, long max)
+/* Where a compact ASCII str's characters are; 0 for any other object. */
+static __always_inline __u64 py_str_data(const struct py_proc *p, __u64 str)
 {
 	__u32 state = 0;
 
-	buf[0] = '\0';
 	if (!py_is(p, str, p->str_type))
 		return 0;
 	bpf_probe_read_user(&state, sizeof(state), (void *)(str + p->off.str_state));
 	if ((state & PY_STR_COMPACT_ASCII) != PY_STR_COMPACT_ASCII)
 		return 0;
-	return read_hash(buf, max, str + p->off.str_data);
+	return str + p->off.str_data;
+}
+
+/* A compact ASCII str's characters into buf, hashed; "" for any other. */
+static __always_inline __u64 py_str_hash(const struct py_proc *p, __u64 str,
+					 char *buf, long max)
+{
+	return read_hash(buf, max, py_str_data(p, str));
 }
 
 /* The start of the location table, read while the code object lives. */
@@ -436,8 +588,8 @@ static __always_inline struct lang_site *py_site_of(const struct py_proc *p,
 						    struct lang_site_key *k,
 						    __u64 code, __u32 instr)
 {
-	__u32 zero = 0;
-	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &zero);
+	__u32 slot = LANG_SCRATCH_SITE;
+	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &slot);
 	struct lang_site *site;
 
 	if (!n)
@@ -467,16 +619,22 @@ static __always_inline void lang_count(struct lang_site *site, __u32 kind)
 		__sync_fetch_and_add(&site->clock_syscalls, 1);
 }
 
+static __always_inline void chain_store(struct lang_site_key *k,
+					struct lang_chain_scratch *s,
+					const struct lang_proc *p);
+
 /* A Python frame-mode process's event: counted, unattributed or lost. */
-static __always_inline void py_attribute(const struct py_proc *p,
+static __always_inline void py_attribute(const struct lang_proc *lp,
 					 struct lang_site_key *k, __u32 kind)
 {
+	const struct py_proc *p = &lp->py;
+	struct lang_chain_scratch *s;
 	struct lang_site *site;
-	__u64 code = 0;
+	__u64 code = 0, frame = 0;
 	__u32 instr = 0;
 	int found;
 
-	found = py_innermost(p, &code, &instr);
+	found = py_innermost(p, &frame, &code, &instr);
 	if (found == PY_UNREADABLE) {
 		count_loss(LOSS_LANG_PY_FRAME);
 		return;
@@ -485,12 +643,112 @@ static __always_inline void py_attribute(const struct py_proc *p,
 		count_unattributed(found);
 		return;
 	}
+	s = chain_begin();
+	if (s && lang_depth > 1) {
+		py_chain(p, frame, s);
+		chain_store(k, s, lp);
+	}
 	site = py_site_of(p, k, code, instr);
 	if (site)
 		lang_count(site, kind);
 }
 
 #include "lang_ruby.bpf.h"
+
+/* Outer frame i's strings, read while it is on the stack. */
+static __always_inline void frame_names(struct lang_names *n,
+					const struct lang_chain_scratch *s,
+					__u32 i, const struct lang_proc *p)
+{
+	__u64 a = s->ptr[i][0];
+
+	n->cls[0] = '\0';
+	n->table_len = 0;
+	n->table_size = 0;
+	if (!p) {	/* USDT: the probe's own strings */
+		read_str(n->file, sizeof(n->file), a);
+		read_str(n->func, sizeof(n->func), s->ptr[i][1]);
+		read_str(n->cls, sizeof(n->cls), s->ptr[i][2]);
+	} else if (p->lang == LANG_PYTHON) {
+		read_str(n->file, sizeof(n->file),
+			 py_str_data(&p->py, user_word(a + p->py.off.co_filename)));
+		read_str(n->func, sizeof(n->func),
+			 py_str_data(&p->py, user_word(a + p->py.off.co_name)));
+		py_copy_table(&p->py, a, n);
+	} else {
+		read_str(n->file, sizeof(n->file),
+			 rb_str_data(&p->rb.off, rb_path(&p->rb.off, a)));
+		read_str(n->func, sizeof(n->func),
+			 rb_str_data(&p->rb.off,
+				     user_word(a + p->rb.off.body_label)));
+	}
+}
+
+/*
+ * The site key names its chain of outer frames.  A new chain is stored
+ * with the strings of each frame not seen before in this process; one
+ * that cannot be stored, or a frame's strings, leaves the event at its
+ * line, as a loss.
+ */
+static __always_inline void chain_store(struct lang_site_key *k,
+					struct lang_chain_scratch *s,
+					const struct lang_proc *p)
+{
+	struct lang_chain_key ck = { .tgid = k->tgid };
+	__u32 slot = LANG_SCRATCH_OUTER;
+	struct lang_frame_key fk;
+	struct lang_names *n;
+	long err;
+
+	k->chain = LANG_CHAIN_NONE;
+	if (!s->c.depth)
+		return;
+	ck.hash = s->hash > LANG_CHAIN_UNSTORED ? s->hash : s->hash + 2;
+	k->chain = ck.hash;
+	if (bpf_map_lookup_elem(&lang_chains, &ck))
+		return;
+	n = bpf_map_lookup_elem(&lang_scratch, &slot);
+	for (__u32 i = 0; n && i < LANG_OUTER_MAX; i++) {
+		if (i >= s->c.depth)
+			break;
+		fk.tgid = k->tgid;
+		fk.lang = s->c.f[i].lang;
+		fk.id = s->c.f[i].id;
+		if (bpf_map_lookup_elem(&lang_frame_names, &fk))
+			continue;
+		frame_names(n, s, i, p);
+		err = bpf_map_update_elem(&lang_frame_names, &fk, n, BPF_NOEXIST);
+		if (err && err != -EEXIST)
+			goto unstored;	/* no chain of nameless frames */
+	}
+	err = bpf_map_update_elem(&lang_chains, &ck, &s->c, BPF_NOEXIST);
+	if (!err || err == -EEXIST)
+		return;
+unstored:
+	k->chain = LANG_CHAIN_UNSTORED;
+	count_loss(LOSS_LANG_CHAIN);
+}
+
+/* USDT: the frames under the innermost one (f[d]) on the thread's stack. */
+static __always_inline void usdt_chain(struct lang_site_key *k,
+				       const struct lang_stack *st, __u32 d)
+{
+	struct lang_chain_scratch *s = chain_begin();
+	const struct lang_frame *f;
+
+	if (!s || lang_depth <= 1)
+		return;
+	for (__u32 i = 1; i <= LANG_OUTER_MAX; i++) {
+		if (i > d || !chain_room(s))
+			break;
+		if (d - i >= LANG_STACK_MAX)
+			break;
+		f = &st->f[d - i];
+		chain_add(s, f->lang, frame_id(f->file, f->func, f->cls),
+			  f->line, f->file, f->func, f->cls);
+	}
+	chain_store(k, s, NULL);
+}
 
 /*
  * 1 when the event was taken as a frame-mode process's (counted,
@@ -510,9 +768,9 @@ static __always_inline int frame_attribute(struct lang_site_key *k, __u32 kind)
 		return 0;
 	}
 	if (p->lang == LANG_PYTHON)
-		py_attribute(&p->py, k, kind);
+		py_attribute(p, k, kind);
 	else
-		rb_attribute(&p->rb, k, kind);
+		rb_attribute(p, k, kind);
 	return 1;
 }
 
@@ -535,6 +793,7 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 		count_loss(LOSS_LANG_DEEP);
 		return 0;
 	}
+	usdt_chain(&key, st, d);
 	site = lang_site_of(&key, &st->f[d]);
 	if (site)
 		lang_count(site, kind);

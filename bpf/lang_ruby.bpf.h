@@ -13,6 +13,8 @@
 
 /* Control frames looked through (C methods, ifuncs) to a Ruby one. */
 #define RB_FRAMES_MAX		16
+/* The same for the outer frames: about two per Ruby frame (a block's). */
+#define RB_OUTER_STEPS		(3 * LANG_OUTER_MAX)
 /* vm_core.h and internal/imemo.h, Ruby 3.1. */
 #define RB_FRAME_FLAG_CFRAME	0x0080
 #define RB_T_MASK		0x1f
@@ -110,26 +112,26 @@ static __always_inline bool rb_is_iseq(__u64 iseq)
  * the end of the VM stack: the caller of cfp is cfp + 1.
  */
 static __always_inline int rb_innermost(const struct rb_proc *r, __u64 *iseq,
-					__u64 *pc)
+					__u64 *pc, __u64 *cfp, __u64 *end)
 {
 	const struct rb_offsets *o = &r->off;
-	__u64 ec = 0, cfp, end;
+	__u64 ec = 0;
 	int found = rb_current_ec(r, &ec);
 
 	if (found != RB_FOUND)
 		return found;
-	cfp = user_word(ec + o->ec_cfp);
-	end = user_word(ec + o->ec_vm_stack) +
-	      8 * user_word(ec + o->ec_vm_stack_size);
+	*cfp = user_word(ec + o->ec_cfp);
+	*end = user_word(ec + o->ec_vm_stack) +
+	       8 * user_word(ec + o->ec_vm_stack_size);
 	for (int i = 0; i < RB_FRAMES_MAX; i++) {
-		if (!cfp || cfp >= end)
+		if (!*cfp || *cfp >= *end)
 			return LANG_UN_NO_FRAME;
-		*pc = user_word(cfp + o->cf_pc);
-		*iseq = user_word(cfp + o->cf_iseq);
+		*pc = user_word(*cfp + o->cf_pc);
+		*iseq = user_word(*cfp + o->cf_iseq);
 		if (*pc && *iseq &&
-		    !(user_word(user_word(cfp + o->cf_ep)) & RB_FRAME_FLAG_CFRAME))
+		    !(user_word(user_word(*cfp + o->cf_ep)) & RB_FRAME_FLAG_CFRAME))
 			return rb_is_iseq(*iseq) ? RB_FOUND : RB_UNREADABLE;
-		cfp += o->cf_size;
+		*cfp += o->cf_size;
 	}
 	return LANG_UN_FRAMES_PAST;
 }
@@ -195,18 +197,23 @@ static __always_inline int rb_line(const struct rb_offsets *o, __u64 body,
 	return RB_FOUND;
 }
 
+/* Where a String's characters are; 0 for anything else. */
+static __always_inline __u64 rb_str_data(const struct rb_offsets *o, __u64 str)
+{
+	__u64 flags = str ? user_word(str) : 0;
+
+	if ((flags & RB_T_MASK) != RB_T_STRING)
+		return 0;
+	if (flags & RB_FL_USER1)
+		return user_word(str + o->str_heap_ptr);
+	return str + o->str_embed;
+}
+
 /* A String's characters into buf, hashed; "" for anything else. */
 static __always_inline __u64 rb_str_hash(const struct rb_offsets *o, __u64 str,
 					 char *buf, long max)
 {
-	__u64 flags = str ? user_word(str) : 0;
-
-	buf[0] = '\0';
-	if ((flags & RB_T_MASK) != RB_T_STRING)
-		return 0;
-	if (flags & RB_FL_USER1)
-		return read_hash(buf, max, user_word(str + o->str_heap_ptr));
-	return read_hash(buf, max, str + o->str_embed);
+	return read_hash(buf, max, rb_str_data(o, str));
 }
 
 /* location.pathobj: the path, or [path, realpath]. */
@@ -226,8 +233,8 @@ static __always_inline struct lang_site *rb_site_of(const struct rb_offsets *o,
 						    struct lang_site_key *k,
 						    __u64 body)
 {
-	__u32 zero = 0;
-	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &zero);
+	__u32 slot = LANG_SCRATCH_SITE;
+	struct lang_names *n = bpf_map_lookup_elem(&lang_scratch, &slot);
 	struct lang_site *site;
 
 	if (!n)
@@ -247,13 +254,53 @@ static __always_inline struct lang_site *rb_site_of(const struct rb_offsets *o,
 			      LOSS_LANG_MAP_FULL);
 }
 
+/*
+ * The Ruby frames that called the one at cfp, up to --lang-depth: C frames,
+ * those with no iseq and those at no line (the VM's own) are looked
+ * through.
+ */
+static __always_inline void rb_chain(const struct rb_offsets *o, __u64 cfp,
+				     __u64 end, struct lang_chain_scratch *s)
+{
+	__u64 pc, iseq, body;
+	__u32 line = 0;
+
+	for (int i = 0; i < RB_OUTER_STEPS; i++) {
+		if (!chain_room(s))
+			return;
+		cfp += o->cf_size;
+		if (cfp >= end)
+			return;
+		pc = user_word(cfp + o->cf_pc);
+		iseq = user_word(cfp + o->cf_iseq);
+		if (!pc || !iseq ||
+		    (user_word(user_word(cfp + o->cf_ep)) & RB_FRAME_FLAG_CFRAME))
+			continue;
+		if (!rb_is_iseq(iseq))
+			break;
+		body = user_word(iseq + o->iseq_body);
+		if (rb_line(o, body, pc, &line) != RB_FOUND)
+			break;
+		/* The VM's top frame, which Ruby's backtraces leave out too. */
+		if (!line)
+			continue;
+		chain_add(s, LANG_RUBY,
+			  frame_id(body, user_word(body + o->body_path),
+				   user_word(body + o->body_label)),
+			  line, body, 0, 0);
+	}
+	s->c.cut = 1;
+}
+
 /* A Ruby frame-mode process's event: counted, unattributed or lost. */
-static __always_inline void rb_attribute(const struct rb_proc *r,
+static __always_inline void rb_attribute(const struct lang_proc *lp,
 					 struct lang_site_key *k, __u32 kind)
 {
-	__u64 iseq = 0, pc = 0, body = 0;
+	const struct rb_proc *r = &lp->rb;
+	__u64 iseq = 0, pc = 0, body = 0, cfp = 0, end = 0;
+	struct lang_chain_scratch *s;
 	struct lang_site *site;
-	int found = rb_innermost(r, &iseq, &pc);
+	int found = rb_innermost(r, &iseq, &pc, &cfp, &end);
 
 	if (found == RB_FOUND) {
 		body = user_word(iseq + r->off.iseq_body);
@@ -266,6 +313,11 @@ static __always_inline void rb_attribute(const struct rb_proc *r,
 	if (found != RB_FOUND) {
 		count_unattributed(found);
 		return;
+	}
+	s = chain_begin();
+	if (s && lang_depth > 1) {
+		rb_chain(&r->off, cfp, end, s);
+		chain_store(k, s, lp);
 	}
 	site = rb_site_of(&r->off, k, body);
 	if (site)

@@ -11,12 +11,12 @@ _clocktrace_commands="run attach top bench doctor"
 
 _clocktrace_opts_run="-o --output --html --compare --fix --repeat -j --json
 	--format -i --interval -T --timestamp --top --per-process --libc --lang
-	--stacks --vdso --vdso-rate -u --user --follow --cgroup --unit --metrics-by --max-procs --ringbuf-kb
+	--lang-depth --stacks --vdso --vdso-rate -u --user --follow --cgroup --unit --metrics-by --max-procs --ringbuf-kb
 	--attach
 	-v --verbose -h --help"
 _clocktrace_opts_attach="-o --output --html -j --json --format -p --pid
 	--comm --cgroup --unit --tree -d --duration -i --interval -T --timestamp
-	--top --per-process --libc --lang --stacks --vdso --vdso-rate --listen --metrics-by
+	--top --per-process --libc --lang --lang-depth --stacks --vdso --vdso-rate --listen --metrics-by
 	--max-procs --ringbuf-kb --attach -v --verbose -h --help"
 _clocktrace_opts_top="-o --output -j --json --format -d --duration
 	-i --interval -T --timestamp -n --count --top --by --libc --stacks --vdso --vdso-rate --listen
@@ -30,7 +30,7 @@ _clocktrace_opts_doctor="-p --pid -j --json -h --help"
 _clocktrace_takes_arg="-o --output --html --fix --repeat --format -p --pid
 	--comm -d --duration -i --interval -n --count --top -u --user
 	--max-procs --ringbuf-kb -c --clock --cpu --listen --metrics-by --cgroup
-	--unit --by --attach --vdso-rate"
+	--unit --by --attach --vdso-rate --lang-depth"
 
 _clocktrace_clocks="realtime monotonic monotonic_raw realtime_coarse
 	monotonic_coarse boottime tai process_cputime_id thread_cputime_id"

@@ -47,8 +47,8 @@ site_field() {
 		grep -F "under the ruby line $rb:$tz_line in Time#localtime"
 }
 
-@test "ruby: the text report has one row per script line over the processes" {
-	env -u TZ "$CT" run --lang -o "$tmp/out.txt" -- \
+@test "ruby: the text report has one row per script line over the processes (--lang-depth 1: no chain)" {
+	env -u TZ "$CT" run --lang --lang-depth 1 -o "$tmp/out.txt" -- \
 		ruby --disable-gems "$TOOLS/lang/forkers.rb" 40 2 2>/dev/null
 	tz_line=$(line_of "$TOOLS/lang/forkers.rb" 'Time.now.localtime')
 	clk_line=$(line_of "$TOOLS/lang/forkers.rb" 'CLOCK_PROCESS_CPUTIME_ID')
@@ -123,14 +123,22 @@ line_probe_runs() {
 	[ "$(jqr "$tmp/out.json" .lang.mechanism.python)" = usdt ]
 }
 
-@test "--format folded with --lang: script line, libc function, event kind" {
+@test "--format folded with --lang: script frames outermost first, libc function, event kind" {
 	env -u TZ "$CT" run --lang --libc --format folded -o "$tmp/out.folded" -- \
 		ruby --disable-gems "$TOOLS/lang/forkers.rb" 30 1 2>/dev/null
 	cat "$tmp/out.folded" >&2
-	tz_line=$(line_of "$TOOLS/lang/forkers.rb" 'Time.now.localtime')
-	clk_line=$(line_of "$TOOLS/lang/forkers.rb" 'CLOCK_PROCESS_CPUTIME_ID')
-	grep -Eqx "ruby;forkers\\.rb:$tz_line block in work;tzset;tz 60" "$tmp/out.folded"
-	grep -Eqx "ruby;forkers\\.rb:$clk_line block in work;clock 60" "$tmp/out.folded"
+	rb=$TOOLS/lang/forkers.rb
+	tz_line=$(line_of "$rb" 'Time.now.localtime')
+	clk_line=$(line_of "$rb" 'CLOCK_PROCESS_CPUTIME_ID')
+	fork=$(line_of "$rb" 'fork { work(n) }')
+	main=$(line_of "$rb" '^work(n)$')
+	# The parent's work, then the forked worker's (its <main> named from
+	# the parent: the same frame at the same address).
+	grep -Eqx "ruby;forkers\\.rb:$main <main>;forkers\\.rb:$tz_line work;forkers\\.rb:$tz_line block in work;tzset;tz 30" "$tmp/out.folded"
+	grep -Eqx "ruby;forkers\\.rb:$main <main>;forkers\\.rb:$clk_line work;forkers\\.rb:$clk_line block in work;clock 30" "$tmp/out.folded"
+	w="ruby;forkers\\.rb:$fork <main>;forkers\\.rb:$fork block in <main>;forkers\\.rb:$fork block \\(2 levels\\) in <main>"
+	grep -Eqx "$w;forkers\\.rb:$tz_line work;forkers\\.rb:$tz_line block in work;tzset;tz 30" "$tmp/out.folded"
+	grep -Eqx "$w;forkers\\.rb:$clk_line work;forkers\\.rb:$clk_line block in work;clock 30" "$tmp/out.folded"
 }
 
 @test "ruby: names the program chose are escaped in the text report" {

@@ -29,6 +29,7 @@ teardown() {
 @test "python3.13 of a Debian 13 root: forked workers' calls tied to their .py line, exact per worker, frames read" {
 	[ ! -e /usr/bin/python3.13 ]
 	line=$(grep -n '^ *time\.mktime(' "$TOOLS/lang/fork.py" | cut -d: -f1)
+	stack="/tmp/fork.py:$(grep -n '^    work(n)$' "$TOOLS/lang/fork.py" | cut -d: -f1) worker < /tmp/fork.py:$(grep -n '^ *worker(n, wait)$' "$TOOLS/lang/fork.py" | cut -d: -f1) <module>"
 	env -u TZ "$CT" run --lang -v --json -o "$T/r.json" -- \
 		chroot "$LANG_ROOT" /usr/bin/python3.13 /tmp/fork.py 150 3 \
 		2>"$T/err" >/dev/null
@@ -40,6 +41,12 @@ teardown() {
 			.lang_sites[] | select(.file == \"/tmp/fork.py\" and
 			.line == $line and .function == \"work\") |
 			.tz_accesses] | add")" -eq 150 ]
+		# --lang-depth: 3.13's frames walked through its entry shims.
+		[ "$(jqr "$T/r.json" "[.processes[] | select(.pid == $pid) |
+			.lang_sites[] | select(.line == $line and
+			.function == \"work\" and .stack_cut == false) |
+			.stack | map(\"\(.file):\(.line) \(.function)\") |
+			join(\" < \")] | unique | join(\",\")")" = "$stack" ]
 	done
 	[ "$(jqr "$T/r.json" '.lang.unattributed | add')" -eq 0 ]
 	[ "$(jqr "$T/r.json" .losses.lang_python_frame_unreadable)" -eq 0 ]
@@ -121,6 +128,17 @@ rb_all_accounted() {
 	grep -qF "libruby-3.3.so.3.3.8: frames read (Ruby 3.3)" "$T/err"
 	rb_each_exact "$T/r.json" "$T/err" 4
 	rb_all_accounted "$T/r.json"
+	# --lang-depth: the parent's Date.today line under the calls that led
+	# there, Integer#times (Ruby code in 3.3) among them.
+	rb=$TOOLS/lang/today_workers.rb
+	pid=$(grep -o 'role=parent pid=[0-9]*' "$T/err" | cut -d= -f3)
+	want="today_workers.rb:$(grep -n 'Date.today }' "$rb" | cut -d: -f1) work < today_workers.rb:$(grep -n '^work(n, "parent")' "$rb" | cut -d: -f1) <main>"
+	got=$(jqr "$T/r.json" "[.processes[] | select(.pid == $pid) |
+		.lang_sites[] | select(.function == \"block in work\" and
+		.tz_accesses > 0) | .stack | map(\"\(.file | split(\"/\") | last):\(.line) \(.function)\") |
+		join(\" < \")] | unique | join(\",\")")
+	echo "parent's stack: $got" >&2
+	[[ "$got" =~ ^"<internal:numeric>:"[0-9]+" times < $want"$ ]]
 }
 
 @test "ruby3.3 of a Debian 13 root: attach -p --tree --lang to running workers, frames read, exact" {

@@ -259,6 +259,61 @@ static void test_json_report_has_the_contract_fields(void **state)
 	model_free(&m);
 }
 
+/* A site at pool.py:5 in work, called from main at line CALLER. */
+static void add_chain_site(struct proc_model *p, uint32_t caller, uint64_t tz)
+{
+	struct lang_site_stat outer = {
+		.lang = LANG_PYTHON, .file = "/app/pool.py", .func = "main",
+		.line = caller,
+	};
+	struct lang_site_stat s = {
+		.lang = LANG_PYTHON, .file = "/app/pool.py", .func = "work",
+		.line = 5, .tz_accesses = tz, .outer = &outer, .nouter = 1,
+	};
+
+	model_add_lang_site(p, &s);
+}
+
+/* --lang-depth: a line's rows by chain; the findings' sum by line. */
+static void test_lang_stacks(void **state)
+{
+	struct line_sum *by_stack = NULL, *by_line = NULL;
+	size_t nstack = 0, nline = 0;
+	struct model m = {}, c = {};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	m.lang_enabled = true;
+	snprintf(model_proc(&m, 10)->comm, COMM_LEN, "python3");
+	add_chain_site(model_find(&m, 10), 12, 3);
+	add_chain_site(model_find(&m, 10), 20, 4);
+	snprintf(model_proc(&m, 11)->comm, COMM_LEN, "python3");
+	add_chain_site(model_find(&m, 11), 12, 5);
+	model_copy(&c, &m);
+	model_free(&m);
+	for (size_t i = 0; i < c.nprocs; i++)
+		for (size_t j = 0; j < c.procs[i].nlang_sites; j++) {
+			stack_sum_add(&by_stack, &nstack, &c.procs[i].lang_sites[j]);
+			line_sum_add(&by_line, &nline, &c.procs[i].lang_sites[j]);
+		}
+	assert_int_equal(nstack, 2);
+	assert_int_equal(by_stack[0].tz, 8);
+	assert_int_equal(by_stack[0].procs, 2);
+	assert_int_equal(nline, 1);
+	assert_int_equal(by_line[0].tz, 12);
+	f = open_memstream(&buf, &len);
+	report_folded(f, &c);
+	fclose(f);
+	assert_string_equal(buf, "python3;pool.py:12 main;pool.py:5 work;tz 8\n"
+				 "python3;pool.py:20 main;pool.py:5 work;tz 4\n");
+	free(buf);
+	free(by_stack);
+	free(by_line);
+	model_free(&c);
+}
+
 /* Which variant ran: in the JSON always, in the text only when a fallback did. */
 static void test_report_names_the_kernel_variant(void **state)
 {
@@ -379,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_vdso_fallback_priced_per_process),
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_cli_bench_doctor),
+		cmocka_unit_test(test_lang_stacks),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -30,6 +30,7 @@ enum {
 	OPT_RINGBUF_KB, OPT_COMM, OPT_TREE, OPT_FORMAT, OPT_HTML, OPT_COMPARE,
 	OPT_FIX, OPT_REPEAT, OPT_LISTEN, OPT_METRICS_BY, OPT_CGROUP, OPT_UNIT,
 	OPT_BY, OPT_CPU, OPT_ATTACH, OPT_VDSO, OPT_VDSO_RATE, OPT_STACKS,
+	OPT_LANG_DEPTH,
 };
 
 /*
@@ -107,6 +108,9 @@ static const struct option_doc docs[] = {
 	  "Python 3.11-3.13: frames read at each event, nothing between; "
 	  "other versions, or all with =usdt: USDT probes that slow the "
 	  "interpreters many times)" },
+	{ { "lang-depth", required_argument, NULL, OPT_LANG_DEPTH }, M_TRACE, "N",
+	  "--lang: the innermost N script frames of each event, 1 to 16 "
+	  "(default 8): its line and the calls that led there" },
 	{ { "stacks", no_argument, NULL, OPT_STACKS }, M_ALL, NULL,
 	  "tie each kernel event to its whole user stack, unwound from a "
 	  "copy of the stack top (no uprobe; a sample past a rate per "
@@ -263,6 +267,7 @@ static void opts_defaults(struct opts *opts, enum mode mode)
 	opts->max_procs = 16384;
 	opts->ringbuf_kb = 1024;
 	opts->vdso_hz = VDSO_RATE_DEFAULT;
+	opts->lang_depth = LANG_DEPTH_DEFAULT;
 	opts->repeat = 3;
 	opts->cpu = -1;
 	if (mode == MODE_TOP) {
@@ -500,6 +505,12 @@ static int parse_one(struct opts *opts, int c, const char *arg)
 		opts->lang = true;
 		opts->lang_usdt = arg != NULL;
 		return 0;
+	case OPT_LANG_DEPTH:
+		if (parse_u64(arg, 1, LANG_DEPTH_MAX, &v))
+			return bad(mode, "--lang-depth must be 1 to 16", arg);
+		opts->lang_depth = v;
+		opts->lang_depth_set = true;
+		return 0;
 	case OPT_STACKS:
 		opts->stacks = true;
 		return 0;
@@ -624,6 +635,8 @@ static int check_mode(struct opts *opts, int argc, char **argv)
 	/* A flame graph is of a whole run: there is no interval form. */
 	if (opts->format == FORMAT_FOLDED && opts->interval > 0)
 		return bad(opts->mode, "--format folded takes no -i", NULL);
+	if (opts->lang_depth_set && !opts->lang)
+		return bad(opts->mode, "--lang-depth needs --lang", NULL);
 	switch (opts->mode) {
 	case MODE_RUN:
 		if (optind >= argc)

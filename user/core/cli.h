@@ -44,6 +44,8 @@ struct opts {
 	bool libc;
 	bool lang;			/* --lang: interpreters' script frames */
 	bool lang_usdt;			/* --lang=usdt: by their USDT probes */
+	unsigned int lang_depth;	/* --lang-depth: script frames per event */
+	bool lang_depth_set;
 	bool vdso;			/* --vdso: sample for vDSO reads */
 	bool stacks;			/* --stacks: whole user stacks of the events */
 	unsigned int vdso_hz;		/* --vdso-rate */

@@ -43,6 +43,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_STACK_UNREADABLE] = "stack_unreadable",
 	[LOSS_STACK_BUDGET_FULL] = "stack_budget_map_full",
 	[LOSS_STACK_UNWOUND] = "stack_not_unwound",
+	[LOSS_LANG_CHAIN] = "lang_stack_not_stored",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
@@ -245,6 +246,18 @@ bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b)
 	       same_str(a->module, b->module) && same_str(a->symbol, b->symbol);
 }
 
+static void lang_site_copy(struct lang_site_stat *n,
+			   const struct lang_site_stat *s)
+{
+	*n = *s;
+	n->file = xstrdup(s->file);
+	n->func = xstrdup(s->func);
+	n->cls = s->cls ? xstrdup(s->cls) : NULL;
+	n->outer = s->nouter ? xcalloc(s->nouter, sizeof(*n->outer)) : NULL;
+	for (uint32_t i = 0; i < s->nouter; i++)
+		lang_site_copy(&n->outer[i], &s->outer[i]);
+}
+
 void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s)
 {
 	struct lang_site_stat *n;
@@ -252,10 +265,7 @@ void model_add_lang_site(struct proc_model *p, const struct lang_site_stat *s)
 	p->lang_sites = xrealloc(p->lang_sites, p->nlang_sites + 1,
 				 sizeof(*p->lang_sites));
 	n = &p->lang_sites[p->nlang_sites++];
-	*n = *s;
-	n->file = xstrdup(s->file);
-	n->func = xstrdup(s->func);
-	n->cls = s->cls ? xstrdup(s->cls) : NULL;
+	lang_site_copy(n, s);
 }
 
 /* How Python frames were followed: "frame", "usdt", both, or "none". */
@@ -301,13 +311,22 @@ uint64_t lang_unattributed_total(const struct lang_run *r)
 	return n;
 }
 
+void lang_site_free(struct lang_site_stat *s)
+{
+	for (uint32_t i = 0; i < s->nouter; i++)
+		lang_site_free(&s->outer[i]);
+	free(s->outer);
+	free(s->file);
+	free(s->func);
+	free(s->cls);
+	s->outer = NULL;
+	s->nouter = 0;
+}
+
 void lang_sites_clear(struct proc_model *p)
 {
-	for (size_t i = 0; i < p->nlang_sites; i++) {
-		free(p->lang_sites[i].file);
-		free(p->lang_sites[i].func);
-		free(p->lang_sites[i].cls);
-	}
+	for (size_t i = 0; i < p->nlang_sites; i++)
+		lang_site_free(&p->lang_sites[i]);
 	free(p->lang_sites);
 	p->lang_sites = NULL;
 	p->nlang_sites = 0;
@@ -324,6 +343,18 @@ bool lang_same_site(const struct lang_site_stat *a,
 	return a->lang == b->lang && a->line == b->line &&
 	       a->libc_fn == b->libc_fn && same_or_null(a->file, b->file) &&
 	       same_or_null(a->func, b->func) && same_or_null(a->cls, b->cls);
+}
+
+bool lang_same_stack(const struct lang_site_stat *a,
+		     const struct lang_site_stat *b)
+{
+	if (!lang_same_site(a, b) || a->nouter != b->nouter ||
+	    a->stack_cut != b->stack_cut)
+		return false;
+	for (uint32_t i = 0; i < a->nouter; i++)
+		if (!lang_same_site(&a->outer[i], &b->outer[i]))
+			return false;
+	return true;
 }
 
 void site_sum_add(struct site_sum **v, size_t *n, const struct caller_stat *c)
@@ -371,11 +402,13 @@ char *caller_site_words(const struct caller_stat *c)
 	return out;
 }
 
-void line_sum_add(struct line_sum **v, size_t *n,
-		  const struct lang_site_stat *l)
+static void sum_add(struct line_sum **v, size_t *n,
+		    const struct lang_site_stat *l,
+		    bool (*same)(const struct lang_site_stat *,
+				 const struct lang_site_stat *))
 {
 	for (size_t k = 0; k < *n; k++) {
-		if (lang_same_site((*v)[k].l, l)) {
+		if (same((*v)[k].l, l)) {
 			(*v)[k].tz += l->tz_accesses;
 			(*v)[k].clock += l->clock_syscalls;
 			(*v)[k].procs++;
@@ -385,6 +418,18 @@ void line_sum_add(struct line_sum **v, size_t *n,
 	*v = xrealloc(*v, *n + 1, sizeof(**v));
 	(*v)[(*n)++] = (struct line_sum){ l, l->tz_accesses,
 					  l->clock_syscalls, 1 };
+}
+
+void line_sum_add(struct line_sum **v, size_t *n,
+		  const struct lang_site_stat *l)
+{
+	sum_add(v, n, l, lang_same_site);
+}
+
+void stack_sum_add(struct line_sum **v, size_t *n,
+		   const struct lang_site_stat *l)
+{
+	sum_add(v, n, l, lang_same_stack);
 }
 
 static int by_events(const void *a, const void *b)

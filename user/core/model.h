@@ -57,6 +57,10 @@ struct lang_site_stat {
 	uint32_t line;
 	uint64_t tz_accesses;
 	uint64_t clock_syscalls;
+	/* --lang-depth: the frames that called it, innermost first. */
+	struct lang_site_stat *outer;	/* their counts and outer unused */
+	uint32_t nouter;
+	bool stack_cut;			/* outer frames past these not known */
 };
 
 enum env_state { ENV_UNKNOWN, ENV_UNSET, ENV_SET };
@@ -239,6 +243,8 @@ const char *lang_ruby_mechanism(const struct lang_run *r);
 const char *lang_unattributed_name(enum lang_unattributed why);
 uint64_t lang_unattributed_total(const struct lang_run *r);
 void lang_sites_clear(struct proc_model *p);
+/* Its strings and outer frames, not s itself. */
+void lang_site_free(struct lang_site_stat *s);
 /* The same script line in the same frame, whichever process ran it. */
 /* One call site over many processes: the same code counted once. */
 struct site_sum {
@@ -267,6 +273,12 @@ void line_sum_add(struct line_sum **v, size_t *n,
 void line_sums_sort(struct line_sum *v, size_t n);
 bool lang_same_site(const struct lang_site_stat *a,
 		    const struct lang_site_stat *b);
+/* The same site called through the same frames. */
+bool lang_same_stack(const struct lang_site_stat *a,
+		     const struct lang_site_stat *b);
+/* line_sum_add()'s rows by stack, not by line. */
+void stack_sum_add(struct line_sum **v, size_t *n,
+		   const struct lang_site_stat *l);
 const char *lang_name(uint32_t lang);	/* "ruby", "python" */
 void model_free(struct model *m);
 /* A deep copy: dst is freed first. */

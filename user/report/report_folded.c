@@ -50,8 +50,6 @@ static char *frame(const char *src)
 	return out;
 }
 
-#define FRAMES_MAX	4
-
 /* Adds count to the stack of n frames, merging equal stacks. */
 static void add_frames(struct stacks *s, uint64_t count,
 		       const char *const *frames, size_t n)
@@ -148,22 +146,39 @@ static char *script_frame(const struct lang_site_stat *l)
 	return frame;
 }
 
+/*
+ * "comm;pool.py:12 main;pool.py:5 work;tz": the calling frames outermost
+ * first (--lang-depth), "[...]" above them where they are not all known.
+ */
+static void add_lang_stack(struct stacks *s, const struct proc_model *p,
+			   const struct lang_site_stat *l)
+{
+	const char *frames[LANG_DEPTH_MAX + 5] = { p->comm };
+	char *names[LANG_DEPTH_MAX] = { NULL };
+	size_t n = 1, k = 0;
+
+	if (l->stack_cut)
+		frames[n++] = "[...]";
+	for (uint32_t i = l->nouter; i-- > 0 && k < LANG_OUTER_MAX;) {
+		names[k] = script_frame(&l->outer[i]);
+		frames[n++] = names[k++];
+	}
+	names[k] = script_frame(l);
+	frames[n++] = names[k++];
+	if (l->libc_fn)
+		frames[n++] = libc_fn_name(l->libc_fn);
+	frames[n] = "tz";
+	add_frames(s, l->tz_accesses, frames, n + 1);
+	frames[n] = "clock";
+	add_frames(s, l->clock_syscalls, frames, n + 1);
+	while (k-- > 0)
+		free(names[k]);
+}
+
 static void add_lang_stacks(struct stacks *s, const struct proc_model *p)
 {
-	for (size_t i = 0; i < p->nlang_sites; i++) {
-		const struct lang_site_stat *l = &p->lang_sites[i];
-		char *line = script_frame(l);
-		const char *frames[FRAMES_MAX] = { p->comm, line };
-		size_t n = 2;
-
-		if (l->libc_fn)
-			frames[n++] = libc_fn_name(l->libc_fn);
-		frames[n] = "tz";
-		add_frames(s, l->tz_accesses, frames, n + 1);
-		frames[n] = "clock";
-		add_frames(s, l->clock_syscalls, frames, n + 1);
-		free(line);
-	}
+	for (size_t i = 0; i < p->nlang_sites; i++)
+		add_lang_stack(s, p, &p->lang_sites[i]);
 }
 
 /* --stacks: "comm;main;do_work;localtime;tzset;...;stat", outermost first. */

@@ -137,6 +137,24 @@ static void json_callers(struct json *j, const struct proc_model *p)
 	json_arr_end(j);
 }
 
+/* --lang-depth: the frames that called the site, innermost first. */
+static void json_lang_stack(struct json *j, const struct lang_site_stat *s)
+{
+	json_arr_begin(j, "stack");
+	for (uint32_t i = 0; i < s->nouter; i++) {
+		const struct lang_site_stat *o = &s->outer[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "file", o->file);
+		json_u64(j, "line", o->line);
+		json_str(j, "function", o->func);
+		json_str(j, "class", o->cls);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_bool(j, "stack_cut", s->stack_cut);
+}
+
 static void json_lang_sites(struct json *j, const struct proc_model *p)
 {
 	json_arr_begin(j, "lang_sites");
@@ -153,6 +171,7 @@ static void json_lang_sites(struct json *j, const struct proc_model *p)
 			 s->libc_fn ? libc_fn_name(s->libc_fn) : NULL);
 		json_u64(j, "tz_accesses", s->tz_accesses);
 		json_u64(j, "clock_syscalls", s->clock_syscalls);
+		json_lang_stack(j, s);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -18,7 +18,23 @@ static int by_events(const void *a, const void *b)
 	return (nx < ny) - (nx > ny);
 }
 
-/* "w.rb:4 in Time#localtime -> tzset" or "pool.py:8 in task", escaped. */
+/* " < pool.py:12 main": a calling frame, by its file's base name. */
+static void print_outer(FILE *f, const struct lang_site_stat *o)
+{
+	char *name = runtime_method_name(o);
+
+	fputs(" < ", f);
+	escape_print(f, path_base_name(o->file), ESCAPE_TEXT);
+	fprintf(f, ":%u ", o->line);
+	escape_print(f, name, ESCAPE_TEXT);
+	free(name);
+}
+
+/*
+ * "w.rb:4 in Time#localtime -> tzset < w.rb:9 work" or "pool.py:8 in
+ * task < pool.py:12 main", escaped; " < ..." where the callers are not
+ * all known.
+ */
 static void print_where(FILE *f, const struct lang_site_stat *s)
 {
 	char *name = runtime_method_name(s);
@@ -29,6 +45,10 @@ static void print_where(FILE *f, const struct lang_site_stat *s)
 	free(name);
 	if (s->libc_fn)
 		fprintf(f, " -> %s", libc_fn_name(s->libc_fn));
+	for (uint32_t i = 0; i < s->nouter; i++)
+		print_outer(f, &s->outer[i]);
+	if (s->stack_cut)
+		fputs(" < ...", f);
 }
 
 static void print_rows(FILE *f, struct line_sum *v, size_t n)
@@ -76,7 +96,7 @@ void report_lang_text(FILE *f, const struct model *m)
 	size_t n = 0;
 
 	fprintf(f, "\nSCRIPT LINES (--lang): kernel events under the Ruby method "
-		"call or Python line running\n");
+		"call or Python line running, < the calls that led there\n");
 	fprintf(f, "  %u interpreter file%s probed by USDT, %u read for "
 		"frames%s%s\n", m->lang.files, m->lang.files == 1 ? "" : "s",
 		m->lang.py_frame_files + m->lang.rb_frame_files,
@@ -96,7 +116,7 @@ void report_lang_text(FILE *f, const struct model *m)
 		"~40x slower), each Python line once (~270x)\n");
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (size_t j = 0; j < m->procs[i].nlang_sites; j++)
-			line_sum_add(&v, &n, &m->procs[i].lang_sites[j]);
+			stack_sum_add(&v, &n, &m->procs[i].lang_sites[j]);
 	if (n)
 		print_rows(f, v, n);
 	else

@@ -409,7 +409,7 @@ static bool merge_site(struct proc_model *p, const struct lang_site_stat *s)
 	for (size_t i = 0; i < p->nlang_sites; i++) {
 		struct lang_site_stat *o = &p->lang_sites[i];
 
-		if (lang_same_site(o, s)) {
+		if (lang_same_stack(o, s)) {
 			o->tz_accesses += s->tz_accesses;
 			o->clock_syscalls += s->clock_syscalls;
 			return true;
@@ -418,9 +418,84 @@ static bool merge_site(struct proc_model *p, const struct lang_site_stat *s)
 	return false;
 }
 
-static void take_site(struct lang_run *run, struct model *m, int names_fd,
+#define NAME_ANCESTORS	8
+
+/*
+ * The strings of frame f of process tgid, stored when it was new.  A
+ * forked worker may not read what its parent left on pages it has not
+ * touched since the fork (a string literal of the interpreter's file):
+ * the same frame, at the same address, is then named from an ancestor.
+ */
+static void frame_names_of(struct lang_probe *lp, const struct model *m,
+			   __u32 tgid, const struct lang_chain_frame *f,
+			   struct lang_names *n)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_frame_names);
+	struct lang_frame_key k = { .tgid = tgid, .lang = f->lang, .id = f->id };
+	const struct proc_model *p;
+	struct lang_names up;
+
+	bpf_map_lookup_elem(fd, &k, n);
+	for (int i = 0; i < NAME_ANCESTORS && (!n->file[0] || !n->func[0]); i++) {
+		p = model_find(m, k.tgid);
+		if (!p || p->ppid <= 0)
+			return;
+		k.tgid = p->ppid;
+		memset(&up, 0, sizeof(up));
+		if (!bpf_map_lookup_elem(fd, &k, &up) && up.file[0] && up.func[0])
+			*n = up;
+	}
+}
+
+/* Outer frame f of process tgid. */
+static void take_frame(struct lang_probe *lp, const struct model *m,
+		       __u32 tgid, const struct lang_chain_frame *f,
+		       struct lang_site_stat *o)
+{
+	struct lang_names n = {};
+
+	frame_names_of(lp, m, tgid, f, &n);
+	o->lang = f->lang;
+	o->line = f->line;
+	o->file = name_str(n.file, sizeof(n.file));
+	/* Unread (a page untouched since the fork), not a nameless frame. */
+	o->func = n.func[0] ? name_str(n.func, sizeof(n.func)) : xstrdup("?");
+	o->cls = n.cls[0] ? name_str(n.cls, sizeof(n.cls)) : NULL;
+	/* Python keeps one frame per thread by USDT: any outer one is read. */
+	if (f->lang == LANG_PYTHON) {
+		int line = pyframe_line(n.table, n.table_len, n.table_size,
+					n.firstlineno, f->line);
+
+		o->line = line < 0 ? 0 : line;
+	}
+}
+
+/* The frames that called the site, from the chain its key names. */
+static void take_chain(struct lang_probe *lp, const struct model *m,
+		       const struct lang_site_key *k, struct lang_site_stat *s)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_chains);
+	struct lang_chain_key ck = { .tgid = k->tgid, .hash = k->chain };
+	struct lang_chain c = {};
+
+	if (k->chain == LANG_CHAIN_NONE)
+		return;
+	if (k->chain == LANG_CHAIN_UNSTORED ||
+	    bpf_map_lookup_elem(fd, &ck, &c)) {
+		s->stack_cut = true;
+		return;
+	}
+	s->stack_cut = c.cut;
+	s->nouter = c.depth < LANG_OUTER_MAX ? c.depth : LANG_OUTER_MAX;
+	s->outer = xcalloc(s->nouter ?: 1, sizeof(*s->outer));
+	for (uint32_t i = 0; i < s->nouter; i++)
+		take_frame(lp, m, k->tgid, &c.f[i], &s->outer[i]);
+}
+
+static void take_site(struct lang_probe *lp, struct model *m, int names_fd,
 		      const struct lang_site_key *k, const struct lang_site *v)
 {
+	struct lang_run *run = &lp->run;
 	struct proc_model *p = model_find(m, k->tgid);
 	struct lang_site_stat s = {
 		.lang = k->lang,
@@ -439,11 +514,10 @@ static void take_site(struct lang_run *run, struct model *m, int names_fd,
 	s.cls = k->cls_hash ? name_str(n.cls, sizeof(n.cls)) : NULL;
 	if (is_py_frame(k))
 		py_frame_site(run, &s, &n, k->line);
+	take_chain(lp, m, k, &s);
 	if (!merge_site(p, &s))
 		model_add_lang_site(p, &s);
-	free(s.file);
-	free(s.func);
-	free(s.cls);
+	lang_site_free(&s);
 }
 
 /* The events tied to no line, by reason. */
@@ -475,7 +549,7 @@ void lang_probe_collect(struct lang_probe *lp, struct model *m)
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(fd, &key, &val))
-			take_site(&lp->run, m, names, &key, &val);
+			take_site(lp, m, names, &key, &val);
 	}
 	collect_unattributed(lp);
 	m->lang_enabled = true;

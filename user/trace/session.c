@@ -233,6 +233,7 @@ static int session_setup(struct session *s)
 		.verbose = s->opts.verbose,
 		.libc = s->opts.libc,
 		.lang = s->opts.lang,
+		.lang_depth = s->opts.lang_depth,
 		.vdso = s->opts.vdso,
 		.stacks = s->opts.stacks,
 		.vdso_hz = s->opts.vdso_hz,

@@ -67,6 +67,10 @@ static void size_maps(struct clocktrace_bpf *skel, const struct tracer_opts *o)
 	bpf_map__set_max_entries(skel->maps.lang_stacks, o->lang ? n : 1);
 	bpf_map__set_max_entries(skel->maps.lang_sites, o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_names, o->lang ? n * 4 : 1);
+	/* Fewer chains than sites: past them an event still has its line. */
+	bpf_map__set_max_entries(skel->maps.lang_chains, o->lang ? n * 2 : 1);
+	bpf_map__set_max_entries(skel->maps.lang_frame_names,
+				 o->lang ? n * 4 : 1);
 	bpf_map__set_max_entries(skel->maps.lang_procs, o->lang ? n : 1);
 	bpf_map__set_max_entries(skel->maps.vdso_samples, o->vdso ? n * 8 : 1);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_kb * 1024);
@@ -189,6 +193,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 		strncpy((char *)skel->rodata->target_comm, opts->comm,
 			sizeof(skel->rodata->target_comm) - 1);
 	skel->rodata->lang_enabled = opts->lang;
+	skel->rodata->lang_depth = opts->lang_depth ?: LANG_DEPTH_DEFAULT;
 	skel->rodata->stacks_enabled = opts->stacks;
 	set_cgroup_target(skel, opts->cgroup);
 	set_wake_policy(skel, opts);

@@ -27,6 +27,7 @@ struct tracer_opts {
 	bool verbose;
 	bool libc;			/* load the --libc uprobe programs */
 	bool lang;			/* load the --lang USDT programs */
+	unsigned int lang_depth;	/* --lang-depth */
 	bool vdso;			/* sample for vDSO reads */
 	bool stacks;			/* copy user stacks at the events */
 	unsigned int vdso_hz;		/* --vdso-rate */
