@@ -262,9 +262,14 @@ static void register_frames(struct lang_probe *lp, const struct lang_file *f,
 	struct lang_proc v = { .lang = f->lang }, old;
 	__u32 key = pid;
 
-	/* What it made before now is counted; the window until the update is not. */
-	if (!bpf_map_lookup_elem(fd, &key, &old) && old.lang == LANG_NONE)
-		lp->pending += old.pending;
+	if (!bpf_map_lookup_elem(fd, &key, &old)) {
+		/* Read already: a kick and a rescan may both find it. */
+		if (old.lang == f->lang)
+			return;
+		/* What it made before now is counted; the window until the update is not. */
+		if (old.lang == LANG_NONE)
+			lp->pending += old.pending;
+	}
 	if (f->lang == LANG_PYTHON)
 		pyframe_proc(&f->py, e, &v.py);
 	else
