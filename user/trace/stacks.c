@@ -139,7 +139,8 @@ static const struct stack_image *parent_image(struct stacks *st, pid_t pid)
 			free(im);
 			return NULL;
 		}
-		return st->images[add_image(st, im)];
+		add_image(st, im);
+		return im;
 	}
 	return NULL;
 }
