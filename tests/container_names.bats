@@ -205,9 +205,13 @@ containerd_bundle() {
 	}
 	read -r st n u <<<"$(count)"
 	# podman's container at least, named from containers.json.
-	[ "$st" = ok ] && [ "$n" -ge 1 ] && [ "$u" -lt "$n" ]
+	[ "$st" = ok ]
+	[ "$n" -ge 1 ]
+	[ "$u" -lt "$n" ]
 	# Where no runtime file is: every one of them nameless, said so.
 	read -r st n u <<<"$(CLOCKTRACE_HOST_ROOT="$T/none" count)"
-	[ "$st" = ok ] && [ "$n" -ge 1 ] && [ "$u" -eq "$n" ]
+	[ "$st" = ok ]
+	[ "$n" -ge 1 ]
+	[ "$u" -eq "$n" ]
 	CLOCKTRACE_HOST_ROOT="$T/none" "$CT" doctor | grep -q "^ok    container names: .* under $T/none (README: Container and pod names"
 }

@@ -52,7 +52,8 @@ worker_pids() {
 		chain=$(grep "pid=$pid " "$T/err" | workload_sum /dev/stdin chain_calls)
 		direct=$(grep "pid=$pid " "$T/err" | workload_sum /dev/stdin direct_calls)
 		echo "pid $pid: $(chain_sum "$T/r.json" "$pid" "$inner" tz_accesses "$via_middle") of $chain, $(chain_sum "$T/r.json" "$pid" "$inner" tz_accesses "$via_direct") of $direct" >&2
-		[ "$chain" -eq 70 ] && [ "$direct" -eq 70 ]
+		[ "$chain" -eq 70 ]
+		[ "$direct" -eq 70 ]
 		[ "$(chain_sum "$T/r.json" "$pid" "$inner" tz_accesses "$via_middle")" -eq "$chain" ]
 		[ "$(chain_sum "$T/r.json" "$pid" "$inner" tz_accesses "$via_direct")" -eq "$direct" ]
 	done
@@ -122,7 +123,8 @@ worker_pids() {
 		calls=$(grep "pid=$pid " "$T/err" | workload_sum /dev/stdin due_at_calls)
 		reads=$(grep "pid=$pid " "$T/err" | workload_sum /dev/stdin cpu_reads)
 		echo "pid $pid: $(chain_sum "$T/r.json" "$pid" "$due" tz_accesses "$via_index") of $calls, $(chain_sum "$T/r.json" "$pid" "$cpu" clock_syscalls "$via_show") of $reads" >&2
-		[ "$calls" -eq 80 ] && [ "$reads" -eq 80 ]
+		[ "$calls" -eq 80 ]
+		[ "$reads" -eq 80 ]
 		[ "$(chain_sum "$T/r.json" "$pid" "$due" tz_accesses "$via_index")" -eq "$calls" ]
 		[ "$(chain_sum "$T/r.json" "$pid" "$cpu" clock_syscalls "$via_show")" -eq "$reads" ]
 		[ "$(chain_sum "$T/r.json" "$pid" "$due" function "$via_index")" = due_at ]

@@ -107,7 +107,9 @@ proc_state() {
 	root=$(jqr "$TMP/r.json" '.processes[] | select(.depth == 0) | .tz.accesses')
 	mid=$(jqr "$TMP/r.json" '.processes[] | select(.depth == 1) | .tz.accesses')
 	gc=$(jqr "$TMP/r.json" '.processes[] | select(.depth == 2) | .tz.accesses')
-	[ "$root" -eq 4 ] && [ "$mid" -eq 0 ] && [ "$gc" -eq 4 ]
+	[ "$root" -eq 4 ]
+	[ "$mid" -eq 0 ]
+	[ "$gc" -eq 4 ]
 	gcpid=$(sed -n 's/^WORKLOAD pid=\([0-9]*\) .*role=child.*/\1/p' "$TMP/err")
 	[ "$(jqr "$TMP/r.json" ".processes[] | select(.pid == $gcpid) | .tz.accesses")" -eq 4 ]
 }
@@ -185,7 +187,8 @@ cpu_ticks() {
 	# the objects: PROG has 6 s of work.
 	[ -d "/proc/$prog" ]
 	st=$(proc_state "$prog")
-	[ "$st" != T ] && [ "$st" != t ]
+	[ "$st" != T ]
+	[ "$st" != t ]
 	all_gone "$ids"
 	for _ in $(seq 100); do
 		[ -d "/proc/$prog" ] || break

@@ -145,7 +145,8 @@ print(int((time.time() - t) * 1000))
 PY
 	ms=$(cat "$T/silent")
 	echo "silent client closed after $ms ms"
-	[ "$ms" -ge 1900 ] && [ "$ms" -lt 3500 ]
+	[ "$ms" -ge 1900 ]
+	[ "$ms" -lt 3500 ]
 	kill -TERM "$CTPID"
 	wait "$CTPID"
 	CTPID=

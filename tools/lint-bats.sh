@@ -5,7 +5,9 @@
 # command, whose status the test returns, is still an assertion.  Use
 # "run ! cmd", "[ ... ]" or an explicit "cmd && false" there instead.
 # Also allowed: "! cmd || other" (the list's status is other's) and a '!'
-# inside an if/while/until condition.
+# inside an if/while/until condition.  For the same reason a test that an
+# "&&" joins to another test ("[ a ] && [ b ]") is no assertion but as the
+# last command: a failing "[ a ]" only skips "[ b ]".
 #   lint-bats.sh FILE...    prints FILE:LINE: ... per finding; exit 1 if any
 set -u
 [ $# -gt 0 ] || { echo "usage: $0 FILE..." >&2; exit 2; }
@@ -15,6 +17,7 @@ awk '
 # separators inside quotes, $(...), ${...} and [[ ... ]] are not commands.
 function reset_body() {
 	nbang = 0; lastbang = 0; lastline = 0; cond = 0
+	nand = 0; nchain = 0; prevtest = 0
 	seg = ""; segline = 0; sp = 0; st[0] = "T"
 }
 
@@ -35,6 +38,20 @@ function end_seg(sep,    s, w) {
 		return
 	if (s ~ /^(if|elif|while|until)([ \t]|$)/)
 		cond = 1
+	# A chain of tests joined by "&&" that ends the list ("nl", ";"):
+	# one followed by "|| { ...; false; }", "&& break" or a ")" is fine.
+	istest = (s ~ /^(\[|\[\[|test)([ \t]|$)/) && !cond
+	if (prevtest && istest)
+		chain[++nchain] = prevline
+	if (!istest || sep != "&&") {
+		if (istest && (sep == "nl" || sep == ";"))
+			for (k = 1; k <= nchain; k++)
+				if (!nand || andtest[nand] != chain[k])
+					andtest[++nand] = chain[k]
+		nchain = 0
+	}
+	prevtest = istest && sep == "&&"
+	prevline = segline
 	lastline = segline
 	lastbang = 0
 	if (s ~ /^!([ \t]|$)/ && !cond) {
@@ -53,6 +70,14 @@ function finish_body(    i) {
 		printf "%s:%d: a mid-test \"!\" is no assertion: bats ignores " \
 			"its status; use run !, [ ... ] or cmd && false\n", \
 			FILENAME, bang[i]
+		bad = 1
+	}
+	for (i = 1; i <= nand; i++) {
+		if (andtest[i] == lastline)
+			continue
+		printf "%s:%d: a test joined by \"&&\" to another is no " \
+			"assertion: bats ignores its status; one [ ... ] a line\n", \
+			FILENAME, andtest[i]
 		bad = 1
 	}
 	inbody = 0

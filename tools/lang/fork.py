@@ -16,16 +16,22 @@ import time
 def work(n):
     for _ in range(n):
         time.mktime(time.localtime())
-    print(f"WORKLOAD role=worker pid={os.getpid()} mktime_calls={n}",
-          file=sys.stderr)
+    say(f"WORKLOAD role=worker pid={os.getpid()} "
+        f"mktime_calls={n}")
 
 
 def worker(n, wait):
     if wait:
-        print(f"WORKLOAD role=ready pid={os.getpid()}", file=sys.stderr,
-              flush=True)
+        say(f"WORKLOAD role=ready "
+            f"pid={os.getpid()}")
         signal.sigwait([signal.SIGUSR1])
     work(n)
+
+
+def say(line):
+    """One write(2) a line: print() to stderr writes the text and its
+    newline apart, and forked workers' lines ran together."""
+    os.write(2, (line + "\n").encode())
 
 
 if __name__ == "__main__":
