@@ -783,6 +783,13 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 	struct lang_site *site;
 	__u32 d;
 
+	/*
+	 * A global function is verified on its own, whatever its callers
+	 * test: without --lang the frame and chain walks are dead code here
+	 * (a frozen setting), not thousands of states on every kernel.
+	 */
+	if (!lang_enabled)
+		return 0;
 	if (frame_attribute(&key, kind))
 		return 0;
 	st = bpf_map_lookup_elem(&lang_stacks, &tid);

@@ -108,6 +108,9 @@ __noinline int stack_copy(__u64 tgid_kind, __u64 ip, __u64 sp, __u64 fp,
 	struct stack_budget *b;
 	struct stack_event *e;
 
+	/* Verified on its own: without --stacks, dead code (see lang_attribute). */
+	if (!stacks_enabled)
+		return 0;
 	b = lookup_or_init(&stack_budgets, &tgid, &fresh,
 			   LOSS_STACK_BUDGET_FULL);
 	if (!b)
