@@ -31,6 +31,7 @@ unrelated_cost		full		an untraced getppid loop: no program of ours runs for it i
 tz_env			small,full	run: a TZ=:file first, last, and past the 20 KiB environment copy, exact
 libc_localtime		small,full	run --libc: localtime, tzset, clock_gettime calls exact per process
 stacks_unwound		small,full	run --stacks: the stack copies load, unwind to do_work and main, weights sum to the exact clock counts
+lang_loads		small,full	run --lang --lang-depth 16 --stacks: the script frame and chain walks pass the verifier of this kernel, counts exact
 attach_pid		full		attach -p: a running workload and the child it forks, exact
 cgroup_targets		small,full	run and top --cgroup: a service made after start, exact; top loads
 vdso_sampled		small,full	run --vdso: the perf_event sampler loads and samples each process, nothing lost
@@ -347,6 +348,18 @@ t_stacks_unwound()
 		diag "rows: $(jq -c '[.stacks[] | [.event, .clock_syscalls, .processes, (.frames | length)]]' "$W/st.json")"
 		fail "the top stack does not reach do_work and main: $top"; return 1 ;;
 	esac
+}
+
+t_lang_loads()
+{
+	# No interpreter here: what is tested is that the object loads with
+	# the walks live (without --lang they are dead code to the verifier).
+	"$CT" run --lang --lang-depth 16 --stacks --json -o "$W/lang.json" -- \
+		"$TOOLS/tzloop" -m none -n 1 -c 0 \
+		-s CLOCK_PROCESS_CPUTIME_ID:10 > /dev/null 2> "$W/lang.err" ||
+		fail "run --lang did not load or run" "$W/lang.err" || return 1
+	got=$(jq '[.processes[].clock[].count] | add' "$W/lang.json")
+	[ "$got" = 10 ] || fail "clock syscalls $got, want 10" "$W/lang.err"
 }
 
 # Waits (up to 60 s: TCG) until the attach of pid $1 printed its first
