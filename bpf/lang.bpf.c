@@ -739,11 +739,18 @@ static __always_inline void usdt_chain(struct lang_site_key *k,
 	if (!s || lang_depth <= 1)
 		return;
 	for (__u32 i = 1; i <= LANG_OUTER_MAX; i++) {
-		if (i > d || !chain_room(s))
+		__u32 at = d - i;
+
+		if (i > d || !chain_room(s) || at >= LANG_STACK_MAX)
 			break;
-		if (d - i >= LANG_STACK_MAX)
-			break;
-		f = &st->f[d - i];
+		/*
+		 * The 5.10 and 6.1 verifiers lose the bound above once the
+		 * index is spilled: a mask they can see (LANG_STACK_MAX is a
+		 * power of two), kept by the barrier from being folded away.
+		 */
+		barrier_var(at);
+		at &= LANG_STACK_MAX - 1;
+		f = &st->f[at];
 		chain_add(s, f->lang, frame_id(f->file, f->func, f->cls),
 			  f->line, f->file, f->func, f->cls);
 	}
