@@ -26,29 +26,6 @@ teardown() {
 	rm -rf "$T"
 }
 
-cgroup2_mount() {
-	awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts
-}
-
-# The sum of a family's samples whose labels include WANT (a Python dict).
-om_sum() {
-	/usr/bin/python3 - "$@" <<'PY'
-import ast, sys
-from prometheus_client.openmetrics.parser import text_string_to_metric_families
-want = ast.literal_eval(sys.argv[3])
-n = 0
-for f in text_string_to_metric_families(open(sys.argv[1]).read()):
-    if f.name != sys.argv[2]:
-        continue
-    for s in f.samples:
-        if s.name.endswith(("_created", "_bucket", "_sum")):
-            continue
-        if all(s.labels.get(k) == v for k, v in want.items()):
-            n += s.value
-print(int(n))
-PY
-}
-
 # An image of forktree and sleep (and their C library), as tests/image.bats makes.
 workload_image() {
 	local c lib

@@ -39,30 +39,6 @@ wait_listening() {
 	return 1
 }
 
-# Sum of the samples of family $2 whose labels match $3 (python dict
-# literal), parsed from file $1 with the Prometheus client's OpenMetrics
-# parser ($4 = text: its Prometheus text format parser).
-om_sum() {
-	/usr/bin/python3 - "$@" <<'PY'
-import ast, sys
-if len(sys.argv) > 4 and sys.argv[4] == "text":
-    from prometheus_client.parser import text_string_to_metric_families
-else:
-    from prometheus_client.openmetrics.parser import text_string_to_metric_families
-want = ast.literal_eval(sys.argv[3])
-n = 0
-for f in text_string_to_metric_families(open(sys.argv[1]).read()):
-    if f.name != sys.argv[2]:
-        continue
-    for s in f.samples:
-        if s.name.endswith(("_created", "_bucket", "_sum")):
-            continue
-        if all(s.labels.get(k) == v for k, v in want.items()):
-            n += s.value
-print(int(n))
-PY
-}
-
 @test "openmetrics: one series per comm, no pid label; --metrics-by pid has them" {
 	"$CT" run --format openmetrics -o "$T/om.txt" -- \
 		"$TOOLS/forktree" -D 1 -W 3 -k 7 2>"$T/wl"
@@ -331,12 +307,6 @@ start_recycler() {
 	echo "want $want got $got"
 	[ "$got" -eq "$want" ]
 	[ "$(om_sum "$T/om" clocktrace_lost_events "{}")" -eq 0 ]
-}
-
-# The cgroup v2 hierarchy: /sys/fs/cgroup, or /sys/fs/cgroup/unified on
-# hybrid hosts.
-cgroup2_mount() {
-	awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts
 }
 
 @test "JSON: each process's cgroup, container id and pid in its own namespace" {

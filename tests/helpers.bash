@@ -125,6 +125,16 @@ bpf_stats_restore() {
 		sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 }
 
+# run --stacks --json of the command into $tmp/out.json, its stderr in
+# $tmp/err; the rows on stderr (shown when a test fails).
+run_stacks() {
+	env -u TZ "$CT" run --stacks --json -o "$tmp/out.json" -- "$@" \
+		2>"$tmp/err" >/dev/null
+	jq -c '.stacks[] | [.tz_accesses, .clock_syscalls, .processes,
+		[.frames[] | "\(.function)@\(.module)+\(.offset)"]]' \
+		"$tmp/out.json" >&2
+}
+
 # The link-time address of file offset $2 in ELF file $1 (PT_LOAD).
 off_to_vaddr() {
 	local off=$(($2)) type o v fs rest
@@ -140,4 +150,34 @@ off_to_vaddr() {
 
 build_id_of() {
 	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
+}
+
+# Sum of the samples of family $2 whose labels match $3 (python dict
+# literal), parsed from file $1 with the Prometheus client's OpenMetrics
+# parser ($4 = text: its Prometheus text format parser).
+om_sum() {
+	/usr/bin/python3 - "$@" <<'PY'
+import ast, sys
+if len(sys.argv) > 4 and sys.argv[4] == "text":
+    from prometheus_client.parser import text_string_to_metric_families
+else:
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+want = ast.literal_eval(sys.argv[3])
+n = 0
+for f in text_string_to_metric_families(open(sys.argv[1]).read()):
+    if f.name != sys.argv[2]:
+        continue
+    for s in f.samples:
+        if s.name.endswith(("_created", "_bucket", "_sum")):
+            continue
+        if all(s.labels.get(k) == v for k, v in want.items()):
+            n += s.value
+print(int(n))
+PY
+}
+
+# The cgroup v2 hierarchy: /sys/fs/cgroup, or /sys/fs/cgroup/unified on
+# hybrid hosts.
+cgroup2_mount() {
+	awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts
 }

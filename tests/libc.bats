@@ -93,23 +93,6 @@ site() {
 	jqr "$tmp/out.json" "[.processes[0].callers[] | select(.function == \"localtime\")][0].$1"
 }
 
-# The link-time address of file offset $2 in ELF file $1 (PT_LOAD).
-off_to_vaddr() {
-	local off=$(($2)) type o v fs rest
-	while read -r type o v _ fs rest; do
-		[ "$type" = LOAD ] || continue
-		if [ $off -ge $((o)) ] && [ $off -lt $((o + fs)) ]; then
-			printf '0x%x\n' $((off - o + v))
-			return
-		fi
-	done < <(readelf -lW "$1")
-	return 1
-}
-
-build_id_of() {
-	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
-}
-
 # The source line a "FILE:LINE ..." string names must call localtime().
 check_source_line() {
 	local where=${1%% *}

@@ -13,14 +13,6 @@ teardown() {
 	rm -rf "$tmp"
 }
 
-run_stacks() {
-	env -u TZ "$CT" run --stacks --json -o "$tmp/out.json" -- "$@" \
-		2>"$tmp/err" >/dev/null
-	jq -c '.stacks[] | [.tz_accesses, .clock_syscalls, .processes,
-		[.frames[] | "\(.function)@\(.module)+\(.offset)"]]' \
-		"$tmp/out.json" >&2
-}
-
 # The stacks that hold tz accesses: "weight<TAB>f1<f2<...", innermost first.
 tz_stacks() {
 	jqr "$tmp/out.json" '.stacks[] | select(.tz_accesses > 0) |

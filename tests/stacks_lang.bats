@@ -15,14 +15,6 @@ teardown() {
 	rm -rf "$tmp"
 }
 
-run_stacks() {
-	env -u TZ "$CT" run --stacks --json -o "$tmp/out.json" -- "$@" \
-		2>"$tmp/err" >/dev/null
-	jq -c '.stacks[] | [.tz_accesses, .clock_syscalls, .processes,
-		[.frames[] | "\(.function)@\(.module)+\(.offset)"]]' \
-		"$tmp/out.json" >&2
-}
-
 # "weight<TAB>f1<f2<...", innermost first, of the stacks holding KIND
 # (tz_accesses or clock_syscalls); "?" for a frame with no name.
 stacks_of() {

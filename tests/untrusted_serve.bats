@@ -33,10 +33,6 @@ wait_listening() {
 	return 1
 }
 
-cgroup2_mount() {
-	awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts
-}
-
 # An attacker on port $1: 64 connections that never send a byte, topped
 # up to 64 each second for $2 seconds (the server closes those past its
 # caps); "held" in $T/hold once the first 64 are open, and at the end how
