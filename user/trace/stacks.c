@@ -29,7 +29,6 @@ struct image_map {
 struct stack_image {
 	pid_t pid;
 	bool replaced;			/* the process exec'd since */
-	bool awaiting_fork;		/* unreadable, its fork not noted yet */
 	uint64_t first_ip;		/* of the copy that read the maps */
 	char comm[COMM_LEN + 1];
 	struct image_map maps[IMAGE_MAPS_MAX];
@@ -148,14 +147,6 @@ static const struct stack_image *parent_image(struct stacks *st, pid_t pid)
 static const struct image_map *map_at(const struct stack_image *im,
 				      uint64_t pc);
 
-static bool fork_noted(const struct stacks *st, pid_t pid)
-{
-	for (size_t i = st->nforks; i-- > 0;)
-		if (st->forks[i].pid == pid)
-			return true;
-	return false;
-}
-
 /*
  * A child is unwound by its parent's maps when its own show nothing at
  * the copy's instruction: it is gone already, or going (its mappings
@@ -172,7 +163,6 @@ static bool adopt_parent_image(struct stacks *st, struct stack_image *im)
 	*im = *parent;
 	im->pid = pid;
 	im->first_ip = ip;
-	im->awaiting_fork = false;
 	return true;
 }
 
@@ -188,12 +178,12 @@ static int image_of(struct stacks *st, const struct stack_event *ev)
 	im->first_ip = ev->regs[STACK_REG_IP];
 	/*
 	 * The copies and the fork notices come through two ring buffers,
-	 * read in no set order: a child's copy may come first.  Its image
-	 * then waits for the notice (stacks_note_fork), while the parent
-	 * that it names is still there to be read.
+	 * read in no set order: a child's copy may come first.  Its image,
+	 * with nothing at its instruction, is then taken again at the notice
+	 * (stacks_note_fork), while the parent it names is there to be read.
 	 */
-	if (!map_at(im, im->first_ip) && !adopt_parent_image(st, im))
-		im->awaiting_fork = !fork_noted(st, ev->pid);
+	if (!map_at(im, im->first_ip))
+		adopt_parent_image(st, im);
 	return add_image(st, im);
 }
 
@@ -237,10 +227,9 @@ void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid)
 	for (size_t i = 0; i < st->nimages; i++) {
 		struct stack_image *im = st->images[i];
 
-		if (im->pid == pid && im->awaiting_fork && !im->replaced) {
-			im->awaiting_fork = false;
+		if (im->pid == pid && !im->replaced &&
+		    !map_at(im, im->first_ip))
 			adopt_parent_image(st, im);
-		}
 	}
 }
 
