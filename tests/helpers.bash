@@ -181,3 +181,9 @@ PY
 cgroup2_mount() {
 	awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts
 }
+
+# CPU ns per iteration of a spin workload's loop (tools/lang/spin.py and
+# spin.rb say cpu_ns_per=), as the workload measured it.
+spin_ns() {
+	"$@" 2>&1 >/dev/null | grep -o 'cpu_ns_per=[0-9.]*' | cut -d= -f2
+}

@@ -38,24 +38,19 @@ teardown() {
 	[ "$(workload_sum "$T/err" today_calls)" -eq 150 ]
 }
 
-# CPU ns per Process.clock_gettime(CLOCK_MONOTONIC) of spin.rb's loop.
-spin_rb_ns() {
-	"$@" 2>&1 >/dev/null | grep -o 'cpu_ns_per=[0-9.]*' | cut -d= -f2
-}
-
 # Frame mode reads at kernel events only; a C method served by the vDSO
 # makes none.  USDT traps at each call's entry and return: the control.
 @test "ruby: frame mode costs nothing per method call: < 1.2x untraced, where USDT is > 10x" {
 	spin="$TOOLS/lang/spin.rb"
 	# Best of five, untraced and traced interleaved (as the Python test).
 	for _ in 1 2 3 4 5; do
-		spin_rb_ns ruby --disable-gems "$spin" 2000000 >> "$T/u"
-		spin_rb_ns "$CT" run --lang --json -o "$T/out.json" -- \
+		spin_ns ruby --disable-gems "$spin" 2000000 >> "$T/u"
+		spin_ns "$CT" run --lang --json -o "$T/out.json" -- \
 			ruby --disable-gems "$spin" 2000000 >> "$T/f"
 	done
 	u=$(sort -n "$T/u" | head -1)
 	f=$(sort -n "$T/f" | head -1)
-	x=$(spin_rb_ns "$CT" run --lang=usdt -o /dev/null -- \
+	x=$(spin_ns "$CT" run --lang=usdt -o /dev/null -- \
 		ruby --disable-gems "$spin" 20000)
 	echo "untraced: $(tr '\n' ' ' < "$T/u"); frame mode: $(tr '\n' ' ' < "$T/f")" >&2
 	echo "ns per call: untraced $u, frame mode $f, USDT $x" >&2

@@ -25,11 +25,6 @@ teardown() {
 	[ $(( (end - start) / 1000000 )) -lt 1000 ]
 }
 
-# CPU ns per iteration of spin.py's loop, as the workload measured it.
-spin_ns() {
-	"$@" 2>&1 >/dev/null | grep -o 'cpu_ns_per=[0-9.]*' | cut -d= -f2
-}
-
 # From tests/lang.bats (which checks the mechanism is frame mode).
 @test "python: frame mode costs nothing per line: pure-Python loop < 1.5x untraced, where the line probe is > 10x" {
 	spin="$TOOLS/lang/spin.py"
