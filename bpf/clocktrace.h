@@ -87,6 +87,7 @@ enum loss {
 	LOSS_STACK_BUDGET_FULL,	/* its process had no stack_budgets entry */
 	LOSS_STACK_UNWOUND,	/* userspace: a copy not unwound (queue, reader) */
 	LOSS_LANG_CHAIN,	/* --lang: counted at its line, outer frames not kept */
+	LOSS_STACK_LANG,	/* --lang --stacks: a copy without its script frames */
 	LOSS_MAX,
 };
 
@@ -556,6 +557,8 @@ struct stack_event {
 	__u32 stack_len;	/* bytes of stack[] read, from regs[STACK_REG_SP] */
 	__u64 ts_ns;
 	__u64 regs[STACK_REGS];
+	/* --lang: the script site the event was counted at; lang 0: none */
+	struct lang_site_key lang;
 	__u8 stack[STACK_COPY_LEN];
 };
 

@@ -611,20 +611,42 @@ static __always_inline struct lang_site *py_site_of(const struct py_proc *p,
 			      LOSS_LANG_MAP_FULL);
 }
 
-static __always_inline void lang_count(struct lang_site *site, __u32 kind)
+/* The event's site, for its stack copy (stacks.bpf.c) to carry. */
+static __always_inline int lang_note(const struct lang_site_key *k)
+{
+	__u32 zero = 0;
+	struct lang_event_slot *slot;
+
+	if (!stacks_enabled)
+		return 0;
+	slot = bpf_map_lookup_elem(&lang_event, &zero);
+	if (!slot)
+		return 0;
+	slot->key = *k;
+	slot->tid = (__u32)bpf_get_current_pid_tgid();
+	return 1;
+}
+
+/* 1: the site is noted for the stack copy. */
+static __always_inline int lang_count(const struct lang_site_key *k,
+				      struct lang_site *site, __u32 kind)
 {
 	if (kind >= KIND_FIRST_TZ)
 		__sync_fetch_and_add(&site->tz_accesses, 1);
 	else
 		__sync_fetch_and_add(&site->clock_syscalls, 1);
+	return lang_note(k);
 }
 
 static __always_inline void chain_store(struct lang_site_key *k,
 					struct lang_chain_scratch *s,
 					const struct lang_proc *p);
 
-/* A Python frame-mode process's event: counted, unattributed or lost. */
-static __always_inline void py_attribute(const struct lang_proc *lp,
+/*
+ * A Python frame-mode process's event: counted, unattributed or lost; 1
+ * when counted and noted for the stack copy.
+ */
+static __always_inline int py_attribute(const struct lang_proc *lp,
 					 struct lang_site_key *k, __u32 kind)
 {
 	const struct py_proc *p = &lp->py;
@@ -637,11 +659,11 @@ static __always_inline void py_attribute(const struct lang_proc *lp,
 	found = py_innermost(p, &frame, &code, &instr);
 	if (found == PY_UNREADABLE) {
 		count_loss(LOSS_LANG_PY_FRAME);
-		return;
+		return 0;
 	}
 	if (found != PY_FOUND) {
 		count_unattributed(found);
-		return;
+		return 0;
 	}
 	s = chain_begin();
 	if (s && lang_depth > 1) {
@@ -649,8 +671,7 @@ static __always_inline void py_attribute(const struct lang_proc *lp,
 		chain_store(k, s, lp);
 	}
 	site = py_site_of(p, k, code, instr);
-	if (site)
-		lang_count(site, kind);
+	return site ? lang_count(k, site, kind) : 0;
 }
 
 #include "lang_ruby.bpf.h"
@@ -757,10 +778,12 @@ static __always_inline void usdt_chain(struct lang_site_key *k,
 	chain_store(k, s, NULL);
 }
 
-/*
- * 1 when the event was taken as a frame-mode process's (counted,
- * unattributed or lost); 0 leaves it to the USDT stacks.
- */
+enum frame_taken {
+	FRAME_NOT_TAKEN,	/* not a frame-mode process: the USDT stacks' */
+	FRAME_TAKEN,		/* counted, unattributed or lost */
+	FRAME_NOTED,		/* counted, its site noted for the stack copy */
+};
+
 static __always_inline int frame_attribute(struct lang_site_key *k, __u32 kind)
 {
 	__u32 owner = k->tgid;
@@ -772,22 +795,24 @@ static __always_inline int frame_attribute(struct lang_site_key *k, __u32 kind)
 		lang_kick(p, owner);
 		/* Counted if it turns out to be an interpreter; else USDT's. */
 		__sync_fetch_and_add(&p->pending, 1);
-		return 0;
+		return FRAME_NOT_TAKEN;
 	}
 	if (p->lang == LANG_PYTHON)
-		py_attribute(p, k, kind);
-	else
-		rb_attribute(p, k, kind);
-	return 1;
+		return py_attribute(p, k, kind) ? FRAME_NOTED : FRAME_TAKEN;
+	return rb_attribute(p, k, kind) ? FRAME_NOTED : FRAME_TAKEN;
 }
 
-/* Global: verified once, not once per path through sys_exit. */
+/*
+ * Global: verified once, not once per path through sys_exit.  1: the
+ * event's site is noted in lang_event (shared.bpf.h).
+ */
 __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lang_site_key key = { .tgid = tgid, .libc_fn = libc_fn };
 	struct lang_stack *st;
 	struct lang_site *site;
+	int taken;
 	__u32 d;
 
 	/*
@@ -797,8 +822,9 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 	 */
 	if (!lang_enabled)
 		return 0;
-	if (frame_attribute(&key, kind))
-		return 0;
+	taken = frame_attribute(&key, kind);
+	if (taken != FRAME_NOT_TAKEN)
+		return taken == FRAME_NOTED;
 	st = bpf_map_lookup_elem(&lang_stacks, &tid);
 	if (!st || !st->depth)
 		return 0;
@@ -808,10 +834,14 @@ __noinline int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn)
 		return 0;
 	}
 	usdt_chain(&key, st, d);
+	/*
+	 * d was spilled before its test: 5.10's and 6.1's verifiers keep no
+	 * bound on the copy they reload.  A mask they can see, after it.
+	 */
+	barrier_var(d);
+	d &= LANG_STACK_MAX - 1;
 	site = lang_site_of(&key, &st->f[d]);
-	if (site)
-		lang_count(site, kind);
-	return 0;
+	return site ? lang_count(&key, site, kind) : 0;
 }
 
 __noinline int lang_thread_exit(__u32 tid)

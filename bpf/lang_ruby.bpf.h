@@ -292,8 +292,11 @@ static __always_inline void rb_chain(const struct rb_offsets *o, __u64 cfp,
 	s->c.cut = 1;
 }
 
-/* A Ruby frame-mode process's event: counted, unattributed or lost. */
-static __always_inline void rb_attribute(const struct lang_proc *lp,
+/*
+ * A Ruby frame-mode process's event: counted, unattributed or lost; 1
+ * when counted and noted for the stack copy.
+ */
+static __always_inline int rb_attribute(const struct lang_proc *lp,
 					 struct lang_site_key *k, __u32 kind)
 {
 	const struct rb_proc *r = &lp->rb;
@@ -308,11 +311,11 @@ static __always_inline void rb_attribute(const struct lang_proc *lp,
 	}
 	if (found == RB_UNREADABLE) {
 		count_loss(LOSS_LANG_RB_FRAME);
-		return;
+		return 0;
 	}
 	if (found != RB_FOUND) {
 		count_unattributed(found);
-		return;
+		return 0;
 	}
 	s = chain_begin();
 	if (s && lang_depth > 1) {
@@ -320,8 +323,7 @@ static __always_inline void rb_attribute(const struct lang_proc *lp,
 		chain_store(k, s, lp);
 	}
 	site = rb_site_of(&r->off, k, body);
-	if (site)
-		lang_count(site, kind);
+	return site ? lang_count(k, site, kind) : 0;
 }
 
 #endif /* CLOCKTRACE_LANG_RUBY_BPF_H */

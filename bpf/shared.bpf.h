@@ -128,10 +128,34 @@ CT_SHARED struct {
 } thread_states SEC(".maps");
 
 /*
+ * --lang with --stacks: the script site of the event being handled, from
+ * lang_attribute() to stack_copy() in the same sys_exit; tid says whose,
+ * for another thread's event may run on this CPU in between.
+ */
+struct lang_event_slot {
+	__u32 tid;
+	__u32 pad;
+	struct lang_site_key key;
+};
+
+CT_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lang_event_slot);
+} lang_event SEC(".maps");
+
+/* tgid_kind's flag: lang_attribute() left the event's site in lang_event. */
+#define STACK_KIND_LANG		(1u << 31)
+
+/*
  * The global functions one unit calls in another: each is verified once,
  * on its own, whichever program calls it.
  */
-/* lang.bpf.c: the script frame of a kernel event; an exec; a thread's end. */
+/*
+ * lang.bpf.c: the script frame of a kernel event (1: its site is in
+ * lang_event, for the stack copy); an exec; a thread's end.
+ */
 int lang_attribute(__u32 tgid, __u32 kind, __u32 libc_fn);
 int lang_exec(__u32 tgid);
 int lang_thread_exit(__u32 tid);

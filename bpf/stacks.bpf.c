@@ -97,12 +97,38 @@ static __always_inline void stack_lost(struct stack_budget *b, __u32 class,
 	count_loss(why);
 }
 
-/* tgid_kind: tgid << 32 | enum kind (five arguments at most). */
+/*
+ * The script site lang_attribute() left for this event, if this thread's:
+ * another thread's event may have run on this CPU in between (a loss).
+ */
+static __always_inline void stack_lang_site(struct stack_event *e, __u32 tid,
+					    bool noted)
+{
+	__u32 zero = 0;
+	struct lang_event_slot *slot;
+
+	e->lang.lang = LANG_NONE;
+	if (!noted)
+		return;
+	slot = bpf_map_lookup_elem(&lang_event, &zero);
+	if (!slot || slot->tid != tid) {
+		count_loss(LOSS_STACK_LANG);
+		return;
+	}
+	e->lang = slot->key;
+	slot->tid = 0;
+}
+
+/*
+ * tgid_kind: tgid << 32 | enum kind, with STACK_KIND_LANG when the event's
+ * script site waits in lang_event (five arguments at most).
+ */
 __noinline int stack_copy(__u64 tgid_kind, __u64 ip, __u64 sp, __u64 fp,
 			  __u64 lr)
 {
 	static const struct stack_budget fresh;
-	__u32 tgid = tgid_kind >> 32, kind = (__u32)tgid_kind;
+	__u32 tgid = tgid_kind >> 32;
+	__u32 kind = (__u32)tgid_kind & ~STACK_KIND_LANG;
 	__u32 class = kind >= KIND_FIRST_TZ ? STACK_CLASS_TZ :
 					       STACK_CLASS_CLOCK;
 	struct stack_budget *b;
@@ -132,6 +158,7 @@ __noinline int stack_copy(__u64 tgid_kind, __u64 ip, __u64 sp, __u64 fp,
 	}
 	e->pid = tgid;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
+	stack_lang_site(e, e->tid, tgid_kind & STACK_KIND_LANG);
 	e->kind = kind;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->regs[STACK_REG_IP] = ip;

@@ -23,12 +23,17 @@
 
 int stack_copy(__u64 tgid_kind, __u64 ip, __u64 sp, __u64 fp, __u64 lr);
 
-/* From sys_exit: the syscall's user registers are regs. */
+/*
+ * From sys_exit: the syscall's user registers are regs; lang_noted, the
+ * event's script site is in lang_event.
+ */
 static __always_inline void stack_sample(struct pt_regs *regs, __u32 tgid,
-					 __u32 kind)
+					 __u32 kind, bool lang_noted)
 {
 	if (!stacks_enabled)
 		return;
+	if (lang_noted)
+		kind |= STACK_KIND_LANG;
 	stack_copy((__u64)tgid << 32 | kind, STACK_USER_IP(regs),
 		   STACK_USER_SP(regs), STACK_USER_FP(regs),
 		   STACK_USER_LR(regs));

@@ -85,6 +85,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 	struct thread_state *ts;
 	int kind = syscall_kind(nr);
 	int slot = -1, counted;
+	bool lang_noted;
 	__u32 tgid;
 	__u64 ns;
 
@@ -115,9 +116,9 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool cas)
 		record_tz_file(tgid, kind, slot, ret < 0);
 	if (ts->libc_fn)
 		attribute_to_libc(ts, tgid, kind, ns);
-	if (lang_enabled)
-		lang_attribute(tgid, kind, ts->libc_fn);
-	stack_sample(regs, tgid, kind);
+	/* After the counts: the stack copy takes the script site it left. */
+	lang_noted = lang_enabled && lang_attribute(tgid, kind, ts->libc_fn);
+	stack_sample(regs, tgid, kind, lang_noted);
 	return 0;
 }
 

@@ -126,9 +126,96 @@ check_addr2line() {
 	[ "$(grep -c . "$tmp/mktime")" -ge 1 ]
 	run -1 grep -Ev '<tzset<timelocal<(.*<)?_PyEval_EvalFrameDefault<PyEval_EvalCode<(.*<)?Py_RunMain<Py_BytesMain<__libc_start_call_main<__libc_start_main<_start$' "$tmp/mktime"
 	[ "$(jqr "$tmp/out.json" '.losses.stack_not_unwound')" -eq 0 ]
+	# Without --lang, no script frame.
+	[ "$(jqr "$tmp/out.json" '[.stacks[].frames[] | select(.lang != null)] | length')" -eq 0 ]
 	workers_gone
 	check_symbol tz_accesses PyEval_EvalCode /usr/bin/python3.11
 	check_symbol tz_accesses Py_RunMain /usr/bin/python3.11
+}
+
+# --lang --stacks: the script frames of each copy, "file:line<...",
+# innermost first, and its weight, one line per stack that has any; and
+# the same of --lang's own sites with their stacks.  Summed by chain.
+script_chains() {
+	jqr "$tmp/out.json" '[.stacks[] | {w: (.tz_accesses + .clock_syscalls),
+		c: ([.frames[] | select(.lang) | "\(.file):\(.line)"] | join("<"))} |
+		select(.c != "")] | group_by(.c)[] |
+		"\(map(.w) | add) \(.[0].c)"'
+}
+
+site_chains() {
+	jqr "$tmp/out.json" '[.processes[].lang_sites[] |
+		{w: (.tz_accesses + .clock_syscalls),
+		 c: ([{file, line}] + .stack | map("\(.file):\(.line)") | join("<"))}] |
+		group_by(.c)[] | "\(map(.w) | add) \(.[0].c)"'
+}
+
+# KIND's weight of the stacks whose script functions are $2 ("a<b<c").
+script_weight() {
+	jqr "$tmp/out.json" "[.stacks[] | select(([.frames[] | select(.lang) |
+		.function] | join(\"<\")) == \"$2\") | .$1] | add // 0"
+}
+
+# Every stack whose innermost script frame is function $1 has its script
+# frames in one run, between a native frame under them and the
+# interpreter's loop (regex $2) over them.  (Where the copy ends before
+# the loop, as in rubygems' deep loading, they are the outermost.)
+script_frames_placed() {
+	local rows
+	rows=$(jqr "$tmp/out.json" '.stacks[] |
+		[.frames | to_entries[] | select(.value.lang)] as $s |
+		select(($s | length) > 0 and $s[0].value.function == "'"$1"'") |
+		"\(.frames[$s[0].key - 1].lang // "native") \($s[-1].key - $s[0].key + 1 - ($s | length)) \(.frames[$s[-1].key + 1].function)"')
+	echo "$rows" >&2
+	[ -n "$rows" ]
+	run -1 grep -Ev "^native 0 ($2)\$" <<<"$rows"
+}
+
+# The oracle of --lang --stacks: every stack's script frames are a chain
+# --lang counted in the same run, with the same weight; no copy sampled
+# or lost.
+stacks_agree_with_sites() {
+	[ "$(jqr "$tmp/out.json" '[.stacks[] | select(.sampled)] | length')" -eq 0 ]
+	[ "$(jqr "$tmp/out.json" '.losses.stack_script_frames_lost + .losses.stack_not_unwound + .losses.stack_ringbuf_full')" -eq 0 ]
+	diff <(script_chains) <(site_chains) >&2
+}
+
+@test "--lang --stacks, python3's forked workers: each chain's script frames above the eval loop, weights --lang's and the workload's own" {
+	env -u TZ "$CT" run --lang --stacks --json -o "$tmp/out.json" -- \
+		/usr/bin/python3.11 "$TOOLS/lang/chain.py" 30 3 2>"$tmp/err" >/dev/null
+	[ "$(workload_sum "$tmp/err" chain_calls)" -eq 90 ]
+	[ "$(workload_sum "$tmp/err" direct_calls)" -eq 90 ]
+	[ "$(script_weight tz_accesses 'inner<middle<outer<worker<<module>')" -eq 90 ]
+	[ "$(script_weight tz_accesses 'inner<direct<worker<<module>')" -eq 90 ]
+	[ "$(jqr "$tmp/out.json" '[.stacks[].frames[] | select(.lang) | .lang] | unique | join(",")')" = python ]
+	script_frames_placed inner '_PyEval_EvalFrameDefault'
+	stacks_agree_with_sites
+}
+
+@test "--lang --stacks, sampled: each script chain weighs its exact count, under the copies of its own events" {
+	# 400 events a worker: past the 128 copied at once, the rest counted.
+	env -u TZ "$CT" run --lang --stacks --json -o "$tmp/out.json" -- \
+		/usr/bin/python3.11 "$TOOLS/lang/chain.py" 200 3 2>"$tmp/err" >/dev/null
+	[ "$(workload_sum "$tmp/err" chain_calls)" -eq 600 ]
+	[ "$(workload_sum "$tmp/err" direct_calls)" -eq 600 ]
+	[ "$(jqr "$tmp/out.json" '[.stacks[] | select(.sampled)] | length')" -ge 1 ]
+	[ "$(script_weight tz_accesses 'inner<middle<outer<worker<<module>')" -eq 600 ]
+	[ "$(script_weight tz_accesses 'inner<direct<worker<<module>')" -eq 600 ]
+	diff <(script_chains) <(site_chains) >&2
+	[ "$(weights tz_accesses)" -eq "$(jqr "$tmp/out.json" '[.processes[].tz.accesses] | add')" ]
+}
+
+@test "--lang --stacks, ruby's forked workers: tz accesses and clock syscalls under their methods' chains, above the VM's loop" {
+	env -u TZ "$CT" run --lang --stacks --json -o "$tmp/out.json" -- \
+		/usr/bin/ruby "$TOOLS/lang/chain.rb" 30 3 2>"$tmp/err" >/dev/null
+	[ "$(workload_sum "$tmp/err" due_at_calls)" -eq 90 ]
+	[ "$(workload_sum "$tmp/err" cpu_reads)" -eq 90 ]
+	[ "$(script_weight tz_accesses 'due_at<block in index<index<serve<block (2 levels) in <main><block in <main><<main>')" -eq 90 ]
+	[ "$(script_weight clock_syscalls 'cpu_spent<block in show<show<serve<block (2 levels) in <main><block in <main><<main>')" -eq 90 ]
+	# Debian's libruby names rb_vm_exec, not the static vm_exec_core.
+	script_frames_placed due_at 'rb_vm_exec|vm_exec_core|vm_exec'
+	script_frames_placed cpu_spent 'rb_vm_exec|vm_exec_core|vm_exec'
+	stacks_agree_with_sites
 }
 
 @test "Go, no C library: zone loads and clock syscalls tied to main.main's lines, addr2line agrees; --libc names no site" {

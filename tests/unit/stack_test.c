@@ -94,6 +94,56 @@ static void test_processes_and_uncopied(void **state)
 	model_free(&m);
 }
 
+/*
+ * --lang: 1000 stats of pid 1, 600 under chain a (work < main), 300 under
+ * chain b (only b's own frame), 100 under none.  Chain a's 100 copies fell
+ * in one row, the unattributed events' 10 in another, chain b had none:
+ * each weighs its exact count, b in a row of its script frames alone.
+ */
+static void test_weights_by_script_chain(void **state)
+{
+	struct lang_site_stat outer = { .lang = LANG_PYTHON, .file = "pool.py",
+					.func = "main", .line = 12 };
+	struct lang_site_stat a = { .lang = LANG_PYTHON, .file = "pool.py",
+				    .func = "work", .line = 5, .tz_accesses = 600,
+				    .outer = &outer, .nouter = 1 };
+	struct lang_site_stat b = { .lang = LANG_PYTHON, .file = "pool.py",
+				    .func = "other", .line = 8, .tz_accesses = 300 };
+	struct stack_share s[] = {
+		{ .row = 0, .pid = 1, .kind = KIND_TZ_STAT, .copies = 100 },
+		{ .row = 1, .pid = 1, .kind = KIND_TZ_STAT, .copies = 10 },
+	};
+	struct stack_table t = {};
+	struct model m = {};
+	const struct stack_row *r;
+
+	(void)state;
+	stack_table_add(&t)->kind = KIND_TZ_STAT;
+	stack_table_add(&t)->kind = KIND_TZ_STAT;
+	s[0].chain = stack_table_chain(&t, &a);
+	assert_int_equal(stack_table_chain(&t, &a), s[0].chain);
+	set_count(&m, 1, KIND_TZ_STAT, 1000);
+	model_add_lang_site(model_find(&m, 1), &a);
+	model_add_lang_site(model_find(&m, 1), &b);
+	m.lang_enabled = true;
+	for (int round = 0; round < 2; round++) {
+		stack_table_weigh(&t, s, 2, &m);
+		assert_int_equal(t.rows[0].tz_accesses, 600);
+		assert_true(t.rows[0].sampled);
+		assert_int_equal(t.rows[1].tz_accesses, 100);
+		assert_int_equal(t.nrows, 3);
+		r = &t.rows[2];
+		assert_int_equal(r->kind, KIND_MAX);
+		assert_int_equal(r->tz_accesses, 300);
+		assert_int_equal(r->processes, 1);
+		assert_int_equal(r->nframes, 1);
+		assert_string_equal(r->frames[0].function, "other");
+		assert_int_equal(r->frames[0].lang, LANG_PYTHON);
+	}
+	stack_table_free(&t);
+	model_free(&m);
+}
+
 static void test_frame_labels(void **state)
 {
 	struct stack_frame f = { .function = "do_work",
@@ -123,6 +173,15 @@ static void test_frame_labels(void **state)
 	s = stack_frame_label(&f, true);
 	assert_string_equal(s, "do_work (inlined)");
 	free(s);
+	/* A script's frame: known by its file in folded stacks. */
+	f = (struct stack_frame){ .function = "work", .file = "/app/pool.py",
+				  .line = 5, .lang = LANG_PYTHON };
+	s = stack_frame_label(&f, true);
+	assert_string_equal(s, "work (pool.py:5)");
+	free(s);
+	s = stack_frame_label(&f, false);
+	assert_string_equal(s, "work (pool.py)");
+	free(s);
 }
 
 int main(void)
@@ -131,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_weights_in_proportion_sum_to_exact),
 		cmocka_unit_test(test_rounding_kept_exact),
 		cmocka_unit_test(test_processes_and_uncopied),
+		cmocka_unit_test(test_weights_by_script_chain),
 		cmocka_unit_test(test_frame_labels),
 	};
 

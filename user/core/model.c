@@ -44,6 +44,7 @@ static const char *const loss_names[LOSS_MAX] = {
 	[LOSS_STACK_BUDGET_FULL] = "stack_budget_map_full",
 	[LOSS_STACK_UNWOUND] = "stack_not_unwound",
 	[LOSS_LANG_CHAIN] = "lang_stack_not_stored",
+	[LOSS_STACK_LANG] = "stack_script_frames_lost",
 };
 
 static const char *const libc_names[LIBC_FN_MAX] = {
@@ -246,8 +247,7 @@ bool caller_same_site(const struct caller_stat *a, const struct caller_stat *b)
 	       same_str(a->module, b->module) && same_str(a->symbol, b->symbol);
 }
 
-static void lang_site_copy(struct lang_site_stat *n,
-			   const struct lang_site_stat *s)
+void lang_site_copy(struct lang_site_stat *n, const struct lang_site_stat *s)
 {
 	*n = *s;
 	n->file = xstrdup(s->file);

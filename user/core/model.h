@@ -245,6 +245,8 @@ uint64_t lang_unattributed_total(const struct lang_run *r);
 void lang_sites_clear(struct proc_model *p);
 /* Its strings and outer frames, not s itself. */
 void lang_site_free(struct lang_site_stat *s);
+/* A deep copy of s into n. */
+void lang_site_copy(struct lang_site_stat *n, const struct lang_site_stat *s);
 /* The same script line in the same frame, whichever process ran it. */
 /* One call site over many processes: the same code counted once. */
 struct site_sum {

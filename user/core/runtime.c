@@ -34,6 +34,30 @@ enum runtime runtime_of_lang(uint32_t lang)
 	}
 }
 
+/*
+ * The innermost of these frames runs the innermost script frame (3.11's
+ * loop runs several Python frames in one C frame; the rest are outer).
+ */
+bool runtime_eval_function(uint32_t lang, const char *function)
+{
+	static const char *const python[] = {
+		"_PyEval_EvalFrameDefault", "_PyEval_EvalFrame",
+		"PyEval_EvalFrameEx", "PyEval_EvalFrame",
+	};
+	static const char *const ruby[] = {
+		"vm_exec_core", "rb_vm_exec", "vm_exec",
+	};
+	const char *const *names = lang == LANG_PYTHON ? python : ruby;
+	size_t n = lang == LANG_PYTHON ? ARRAY_SIZE(python) : ARRAY_SIZE(ruby);
+
+	if (!function || (lang != LANG_PYTHON && lang != LANG_RUBY))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(function, names[i]))
+			return true;
+	return false;
+}
+
 enum runtime runtime_of_path(const char *path)
 {
 	const char *base = path ? strrchr(path, '/') : NULL;

@@ -8,12 +8,18 @@
 #ifndef CLOCKTRACE_RUNTIME_H
 #define CLOCKTRACE_RUNTIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model.h"
 
 enum runtime { RUNTIME_UNKNOWN, RUNTIME_C, RUNTIME_RUBY, RUNTIME_PYTHON };
 
+/*
+ * Is function (a native frame's) the interpreter's loop that runs the
+ * script frames of lang?  "_PyEval_EvalFrameDefault", "vm_exec_core".
+ */
+bool runtime_eval_function(uint32_t lang, const char *function);
 /* "c", "ruby", "python"; NULL when unknown. */
 const char *runtime_name(enum runtime rt);
 /* From --lang's enum lang. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "runtime.h"
 #include "stack.h"
 #include "util.h"
 
@@ -35,7 +36,39 @@ void stack_table_free(struct stack_table *t)
 		free(t->rows[i].key);
 	}
 	free(t->rows);
+	for (size_t i = 0; i < t->nchains; i++)
+		lang_site_free(&t->chains[i]);
+	free(t->chains);
 	memset(t, 0, sizeof(*t));
+}
+
+uint32_t stack_table_chain(struct stack_table *t,
+			   const struct lang_site_stat *s)
+{
+	for (size_t i = 0; i < t->nchains; i++)
+		if (lang_same_stack(&t->chains[i], s))
+			return (uint32_t)i + 1;
+	t->chains = xrealloc(t->chains, t->nchains + 1, sizeof(*t->chains));
+	lang_site_copy(&t->chains[t->nchains++], s);
+	return (uint32_t)t->nchains;
+}
+
+static void script_frame(struct stack_frame *f, const struct lang_site_stat *s)
+{
+	f->function = runtime_method_name(s);
+	f->file = xstrdup(s->file ? s->file : "?");
+	f->line = s->line;
+	f->lang = s->lang;
+}
+
+size_t stack_script_frames(const struct lang_site_stat *s,
+			   struct stack_frame **out)
+{
+	*out = xcalloc(s->nouter + 1, sizeof(**out));
+	script_frame(&(*out)[0], s);
+	for (uint32_t i = 0; i < s->nouter; i++)
+		script_frame(&(*out)[1 + i], &s->outer[i]);
+	return s->nouter + 1;
 }
 
 uint32_t stack_class_of(uint32_t kind)
@@ -72,16 +105,24 @@ static void add_weight(struct stack_row *r, uint32_t kind, uint64_t w)
 		r->clock_syscalls += w;
 }
 
-/* The row of the events of processes that had no copy. */
-static size_t uncopied_row(struct stack_table *t)
+/*
+ * The row of the events that had no copy: of processes none of whose
+ * events had one (chain 0), or of a --lang chain none of whose had one
+ * (its script frames alone).
+ */
+static size_t uncopied_row(struct stack_table *t, uint32_t chain)
 {
 	struct stack_row *r;
 
 	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].kind == KIND_MAX)
+		if (t->rows[i].kind == KIND_MAX && t->rows[i].chain == chain)
 			return i;
 	r = stack_table_add(t);
 	r->kind = KIND_MAX;
+	r->chain = chain;
+	if (chain)
+		r->nframes = stack_script_frames(&t->chains[chain - 1],
+						 &r->frames);
 	return t->nrows - 1;
 }
 
@@ -145,11 +186,131 @@ static void weigh_uncopied(struct stack_table *t, const struct model *m,
 				found = s[j].pid == p->pid && s[j].kind == kind;
 			if (found || !exact)
 				continue;
-			row = uncopied_row(t);
+			row = uncopied_row(t, 0);
 			add_weight(&t->rows[row], kind, exact);
 			t->rows[row].processes++;
 		}
 	}
+}
+
+static uint64_t class_count(const struct proc_model *p, uint32_t cls)
+{
+	uint64_t n = 0;
+
+	for (uint32_t kind = 0; kind < KIND_MAX; kind++)
+		if (stack_class_of(kind) == cls)
+			n += exact_count(p, kind);
+	return n;
+}
+
+static uint64_t site_count(const struct lang_site_stat *l, uint32_t cls)
+{
+	return cls == STACK_CLASS_TZ ? l->tz_accesses : l->clock_syscalls;
+}
+
+/* p's events of class cls under a script chain: c, or any (c NULL). */
+static uint64_t chain_count(const struct proc_model *p,
+			    const struct lang_site_stat *c, uint32_t cls)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nlang_sites; i++)
+		if (!c || lang_same_stack(&p->lang_sites[i], c))
+			n += site_count(&p->lang_sites[i], cls);
+	return n;
+}
+
+/* The exact count a group of shares of one process, class and chain weighs. */
+static uint64_t chain_exact(const struct stack_table *t,
+			    const struct proc_model *p, uint32_t cls,
+			    uint32_t chain)
+{
+	uint64_t all = class_count(p, cls), under = chain_count(p, NULL, cls);
+
+	if (chain)
+		return chain_count(p, &t->chains[chain - 1], cls);
+	return all > under ? all - under : 0;
+}
+
+static int by_chain(const void *a, const void *b)
+{
+	const struct stack_share *x = a, *y = b;
+	uint32_t cx = stack_class_of(x->kind), cy = stack_class_of(y->kind);
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (x->chain != y->chain)
+		return x->chain < y->chain ? -1 : 1;
+	return by_process(a, b);
+}
+
+static bool has_share(const struct stack_share *s, size_t n, pid_t pid,
+		      uint32_t cls, uint32_t chain)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i].pid == pid && s[i].chain == chain &&
+		    stack_class_of(s[i].kind) == cls)
+			return true;
+	return false;
+}
+
+static void add_uncopied(struct stack_table *t, const struct proc_model *p,
+			 uint32_t chain, uint32_t cls, uint64_t w)
+{
+	struct stack_row *r = &t->rows[uncopied_row(t, chain)];
+
+	add_weight(r, cls == STACK_CLASS_TZ ? KIND_FIRST_TZ : 0, w);
+	r->processes++;
+	if (chain && !r->comm[0])
+		snprintf(r->comm, sizeof(r->comm), "%s", p->comm);
+}
+
+/* A process's events of a class whose chain, or itself, had no copy. */
+static void weigh_uncopied_chains(struct stack_table *t,
+				  const struct proc_model *p, uint32_t cls,
+				  const struct stack_share *s, size_t n)
+{
+	uint64_t rest = chain_exact(t, p, cls, 0);
+
+	for (size_t i = 0; i < p->nlang_sites; i++) {
+		const struct lang_site_stat *l = &p->lang_sites[i];
+		uint32_t chain;
+
+		if (!site_count(l, cls))
+			continue;
+		chain = stack_table_chain(t, l);
+		if (!has_share(s, n, p->pid, cls, chain))
+			add_uncopied(t, p, chain, cls, site_count(l, cls));
+	}
+	if (rest && !has_share(s, n, p->pid, cls, 0))
+		add_uncopied(t, p, 0, cls, rest);
+}
+
+/*
+ * With --lang's sites: the exact count of each (process, class, chain)
+ * shared over its copies; the events under no chain, the rest.
+ */
+static void weigh_by_chain(struct stack_table *t, struct stack_share *s,
+			   size_t n, const struct model *m)
+{
+	qsort(s, n, sizeof(*s), by_chain);
+	for (size_t i = 0, j; i < n; i = j) {
+		const struct proc_model *p = model_find(m, s[i].pid);
+		uint32_t cls = stack_class_of(s[i].kind);
+
+		for (j = i; j < n && s[j].pid == s[i].pid &&
+		     stack_class_of(s[j].kind) == cls &&
+		     s[j].chain == s[i].chain; j++)
+			;
+		weigh_group(t, s + i, j - i,
+			    p ? chain_exact(t, p, cls, s[i].chain) : 0);
+	}
+	count_processes(t, s, n);
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (uint32_t cls = 0; cls < STACK_CLASSES; cls++)
+			weigh_uncopied_chains(t, &m->procs[i], cls, s, n);
 }
 
 void stack_table_weigh(struct stack_table *t, struct stack_share *s,
@@ -159,6 +320,10 @@ void stack_table_weigh(struct stack_table *t, struct stack_share *s,
 		t->rows[i].tz_accesses = t->rows[i].clock_syscalls = 0;
 		t->rows[i].processes = 0;
 		t->rows[i].sampled = false;
+	}
+	if (m->lang_enabled) {
+		weigh_by_chain(t, s, n, m);
+		return;
 	}
 	qsort(s, n, sizeof(*s), by_process);
 	for (size_t i = 0, j; i < n; i = j) {
@@ -207,6 +372,10 @@ char *stack_frame_label(const struct stack_frame *f, bool with_line)
 				 (unsigned long long)f->offset);
 	if (!f->function)
 		return xstrdup("[unknown]");
+	/* A script's function is known by its file: "work (pool.py)". */
+	if (f->lang && !with_line)
+		return xasprintf("%s (%s)", f->function,
+				 f->file ? path_base_name(f->file) : "?");
 	/* stackcollapse-perf.pl --inline marks inlined calls so. */
 	if (!with_line)
 		return xasprintf("%s%s", f->function, f->inlined ? "_[i]" : "");

@@ -19,6 +19,7 @@
 #include "clocktrace.h"
 
 struct model;
+struct lang_site_stat;
 
 struct stack_frame {
 	char *function;		/* NULL: unknown */
@@ -28,6 +29,7 @@ struct stack_frame {
 	char *build_id;		/* hex, NULL: none */
 	uint64_t offset;	/* file offset of the pc (a return address) */
 	bool inlined;		/* a call inlined into the next frame */
+	uint32_t lang;		/* enum lang: a script's frame (--lang); 0: native */
 };
 
 struct stack_row {
@@ -36,6 +38,11 @@ struct stack_row {
 	struct stack_frame *frames;	/* innermost first */
 	size_t nframes;
 	char *key;		/* its identity, for merging; NULL: none */
+	/*
+	 * KIND_MAX rows: the --lang chain (stack_table.chains index + 1)
+	 * whose events had no copy of their own; 0: none.
+	 */
+	uint32_t chain;
 	/* Filled by stack_table_weigh(): */
 	uint64_t tz_accesses;
 	uint64_t clock_syscalls;
@@ -46,20 +53,38 @@ struct stack_row {
 struct stack_table {
 	struct stack_row *rows;
 	size_t nrows, cap;
+	/* --lang: the chains of script frames the copies carried. */
+	struct lang_site_stat *chains;
+	size_t nchains;
 };
 
-/* copies of process pid's events of a kind that fell in rows[row]. */
+/*
+ * copies of process pid's events of a kind that fell in rows[row], under
+ * script chain chain (stack_table.chains index + 1; 0: none).
+ */
 struct stack_share {
 	size_t row;
 	pid_t pid;
 	uint32_t kind;		/* enum kind */
+	uint32_t chain;
 	uint64_t copies;
 };
 
 struct stack_row *stack_table_add(struct stack_table *t);
+/* The id of chain s (its index + 1) in t->chains, added if new. */
+uint32_t stack_table_chain(struct stack_table *t,
+			   const struct lang_site_stat *s);
+/*
+ * A --lang site and the frames that called it as stack frames, innermost
+ * first, with their lang set.  Returns how many (*out malloc'd).
+ */
+size_t stack_script_frames(const struct lang_site_stat *s,
+			   struct stack_frame **out);
 /*
  * Weights and process counts from the shares (sorted here) and the exact
- * counts of m; rows keep their places (shares name them by index).
+ * counts of m; rows keep their places (shares name them by index).  Once
+ * m has its --lang sites, a process's events of a class under a script
+ * chain weigh by the chain's exact count, not the process's.
  */
 void stack_table_weigh(struct stack_table *t, struct stack_share *s,
 		       size_t n, const struct model *m);
@@ -74,7 +99,8 @@ uint64_t stack_row_weight(const struct stack_row *r);
 /*
  * "do_work (tzloop.c:165)", "run_simple (tzloop.c:214, inlined)",
  * "[libc.so.6+0x8a3c]" or "[unknown]"; without the line an inlined call
- * is "run_simple_[i]", as flame graph tools know it.  malloc'd.
+ * is "run_simple_[i]", as flame graph tools know it, and a script's
+ * frame "work (pool.py)".  malloc'd.
  */
 char *stack_frame_label(const struct stack_frame *f, bool with_line);
 

@@ -104,7 +104,7 @@ static void add_row(struct flame *g, const struct stack_row *r, uint64_t w)
 
 	g->v[0].count += w;
 	at = node_step(g, at, FLAME_COMM, r->comm, w);
-	if (r->kind >= KIND_MAX) {
+	if (r->kind >= KIND_MAX && !r->nframes) {
 		node_step(g, at, FLAME_EVENT, "[no stack copied]", w);
 		return;
 	}
@@ -112,7 +112,9 @@ static void add_row(struct flame *g, const struct stack_row *r, uint64_t w)
 		at = node_step(g, at, FLAME_EVENT, "[not unwound]", w);
 	for (size_t k = r->nframes; k-- > 0;)
 		frame_step(g, &at, &r->frames[k], w);
-	node_step(g, at, FLAME_EVENT, kind_name(r->kind), w);
+	/* A --lang chain whose events had no copy: its script frames alone. */
+	node_step(g, at, FLAME_EVENT, r->kind < KIND_MAX ? kind_name(r->kind) :
+		  "[no native stack copied]", w);
 }
 
 static int by_label(const void *a, const void *b)
@@ -229,6 +231,12 @@ static void fill_of(const struct flame_node *n, uint32_t cls, char *buf,
 	if (n->kind == FLAME_EVENT) {
 		snprintf(buf, size, "%s", cls == STACK_CLASS_TZ ?
 			 "#c2410c" : "#1d4ed8");
+		return;
+	}
+	if (n->kind == FLAME_FRAME && f->lang) {	/* a script's: green */
+		snprintf(buf, size, "hsl(%u,50%%,%u%%)",
+			 95 + fnv1a(f->file ?: "") % 40,
+			 60 + fnv1a(f->function) % 16);
 		return;
 	}
 	if (n->kind != FLAME_FRAME || !f->module) {

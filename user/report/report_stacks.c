@@ -22,11 +22,15 @@ static uint64_t class_weight(const struct stack_row *r, uint32_t cls)
 /* "stat < fstatat64 < tzset < ... < main", the event first. */
 static void print_row(FILE *f, const struct stack_row *r)
 {
-	if (r->kind == KIND_MAX) {
+	if (r->kind == KIND_MAX && !r->nframes) {
 		fputs("[no stack copied]", f);
 		return;
 	}
-	fputs(kind_name(r->kind), f);
+	/* A --lang chain whose events had no copy: its script frames alone. */
+	if (r->kind == KIND_MAX)
+		fputs("[no native stack copied]", f);
+	else
+		fputs(kind_name(r->kind), f);
 	if (!r->nframes)
 		fputs(" < [not unwound]", f);
 	for (size_t i = 0; i < r->nframes; i++) {
@@ -93,6 +97,11 @@ static void json_frame(struct json *j, const struct stack_frame *fr)
 		json_null(j, "build_id");
 	json_u64(j, "offset", fr->offset);
 	json_bool(j, "inlined", fr->inlined);
+	/* --lang: a script's frame, "python" or "ruby"; null: a native one. */
+	if (fr->lang)
+		json_str(j, "lang", lang_name(fr->lang));
+	else
+		json_null(j, "lang");
 	json_obj_end(j);
 }
 

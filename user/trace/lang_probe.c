@@ -393,19 +393,17 @@ static bool is_py_frame(const struct lang_site_key *k)
 	return k->lang == LANG_PYTHON && k->cls_hash;
 }
 
-static void py_frame_site(struct lang_run *run, struct lang_site_stat *s,
-			  const struct lang_names *n, __u32 instr)
+/* The line of instruction instr; false: not in the table copied. */
+static bool py_frame_site(struct lang_site_stat *s, const struct lang_names *n,
+			  __u32 instr)
 {
 	int line = pyframe_line(n->table, n->table_len, n->table_size,
 				n->firstlineno, instr);
 
 	free(s->cls);
 	s->cls = NULL;
-	if (line < 0) {
-		run->py_lines_unknown += s->tz_accesses + s->clock_syscalls;
-		line = 0;
-	}
-	s->line = line;
+	s->line = line < 0 ? 0 : line;
+	return line >= 0;
 }
 
 /* Several instructions of one line are one site. */
@@ -497,32 +495,49 @@ static void take_chain(struct lang_probe *lp, const struct model *m,
 		take_frame(lp, m, k->tgid, &c.f[i], &s->outer[i]);
 }
 
-static void take_site(struct lang_probe *lp, struct model *m, int names_fd,
+/* Site k named, with its chain; false: its Python line is unknown. */
+static bool name_site(struct lang_probe *lp, const struct model *m,
+		      const struct lang_site_key *k, struct lang_site_stat *s)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_names);
+	struct lang_names n = {};
+	bool known = true;
+
+	s->lang = k->lang;
+	s->libc_fn = k->libc_fn;
+	s->line = k->line;
+	bpf_map_lookup_elem(fd, k, &n);
+	s->file = name_str(n.file, sizeof(n.file));
+	s->func = name_str(n.func, sizeof(n.func));
+	s->cls = k->cls_hash ? name_str(n.cls, sizeof(n.cls)) : NULL;
+	if (is_py_frame(k))
+		known = py_frame_site(s, &n, k->line);
+	take_chain(lp, m, k, s);
+	return known;
+}
+
+static void take_site(struct lang_probe *lp, struct model *m,
 		      const struct lang_site_key *k, const struct lang_site *v)
 {
-	struct lang_run *run = &lp->run;
 	struct proc_model *p = model_find(m, k->tgid);
 	struct lang_site_stat s = {
-		.lang = k->lang,
-		.libc_fn = k->libc_fn,
-		.line = k->line,
 		.tz_accesses = v->tz_accesses,
 		.clock_syscalls = v->clock_syscalls,
 	};
-	struct lang_names n = {};
 
 	if (!p)
 		return;
-	bpf_map_lookup_elem(names_fd, k, &n);
-	s.file = name_str(n.file, sizeof(n.file));
-	s.func = name_str(n.func, sizeof(n.func));
-	s.cls = k->cls_hash ? name_str(n.cls, sizeof(n.cls)) : NULL;
-	if (is_py_frame(k))
-		py_frame_site(run, &s, &n, k->line);
-	take_chain(lp, m, k, &s);
+	if (!name_site(lp, m, k, &s))
+		lp->run.py_lines_unknown += s.tz_accesses + s.clock_syscalls;
 	if (!merge_site(p, &s))
 		model_add_lang_site(p, &s);
 	lang_site_free(&s);
+}
+
+void lang_probe_site(struct lang_probe *lp, const struct model *m,
+		     const struct lang_site_key *k, struct lang_site_stat *s)
+{
+	name_site(lp, m, k, s);
 }
 
 /* The events tied to no line, by reason. */
@@ -542,7 +557,6 @@ static void collect_unattributed(struct lang_probe *lp)
 void lang_probe_collect(struct lang_probe *lp, struct model *m)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_sites);
-	int names = bpf_map__fd(lp->tracer->skel->maps.lang_names);
 	struct lang_site_key key, next;
 	struct lang_site val;
 	void *prev = NULL;
@@ -554,7 +568,7 @@ void lang_probe_collect(struct lang_probe *lp, struct model *m)
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(fd, &key, &val))
-			take_site(lp, m, names, &key, &val);
+			take_site(lp, m, &key, &val);
 	}
 	collect_unattributed(lp);
 	m->lang_enabled = true;

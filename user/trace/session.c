@@ -273,6 +273,8 @@ static int session_setup(struct session *s)
 				s->opts.lang_usdt);
 	if (s->opts.stacks && stacks_init(&s->stacks, &s->tracer))
 		return -1;
+	if (s->opts.stacks && s->opts.lang)
+		s->stacks.lang = &s->lang;
 	s->targets = (struct targets){
 		.tracer = &s->tracer,
 		.model = &s->model,
@@ -784,6 +786,9 @@ static void finish_model(struct session *s)
 		libc_probe_finish(&s->libc, &s->model);
 	if (s->opts.lang)
 		lang_probe_collect(&s->lang, &s->model);
+	/* Again, now that each script chain's exact count is known. */
+	if (s->opts.lang && s->opts.stacks)
+		stacks_collect(&s->stacks, &s->model);
 	if (s->prog.done.exited) {
 		int status = s->prog.done.status;
 

@@ -9,9 +9,11 @@
 #include <bpf/libbpf.h>
 
 #include "clocktrace.skel.h"
+#include "lang_probe.h"
 #include "model.h"
 #include "procfs.h"
 #include "reader.h"
+#include "runtime.h"
 #include "stacks.h"
 #include "tracer.h"
 #include "util.h"
@@ -403,10 +405,80 @@ static size_t frames_to_main(const struct stack_frame *fr, size_t n)
 	return n;
 }
 
-static size_t row_of(struct stacks *st, const struct stack_image *im,
-		     uint32_t kind, const uint64_t *pcs, uint32_t n)
+/*
+ * --lang: the script frames of the site the copy's event was counted at,
+ * and its chain's id in the table (0: none).
+ */
+static size_t script_frames(struct stacks *st, const struct model *m,
+			    const struct stack_event *ev,
+			    struct stack_frame **out, uint32_t *chain)
 {
-	char *key = row_key(im, kind, pcs, n);
+	struct lang_site_stat site = {};
+	size_t n;
+
+	*out = NULL;
+	*chain = 0;
+	if (!st->lang || ev->lang.lang == LANG_NONE)
+		return 0;
+	lang_probe_site(st->lang, m, &ev->lang, &site);
+	*chain = stack_table_chain(&st->table, &site);
+	n = stack_script_frames(&site, out);
+	lang_site_free(&site);
+	return n;
+}
+
+/* The script frames in the key: the same in every process, as frames are. */
+static char *script_key(char *key, const struct stack_frame *fr, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *longer = xasprintf("%s|L%u:%zu:%s:%u:%zu:%s", key,
+					 fr[i].lang, strlen(fr[i].file),
+					 fr[i].file, fr[i].line,
+					 strlen(fr[i].function),
+					 fr[i].function);
+
+		free(key);
+		key = longer;
+	}
+	return key;
+}
+
+/*
+ * The script frames go under the innermost frame of the interpreter's
+ * loop, which runs them; above every native frame where the copy did not
+ * reach it.
+ */
+static void insert_script(struct stack_row *r, struct stack_frame *script,
+			  size_t n)
+{
+	size_t at = 0;
+
+	if (!n)
+		return;
+	while (at < r->nframes &&
+	       !runtime_eval_function(script[0].lang, r->frames[at].function))
+		at++;
+	r->frames = xrealloc(r->frames, r->nframes + n + 1, sizeof(*r->frames));
+	memmove(&r->frames[at + n], &r->frames[at],
+		(r->nframes - at) * sizeof(*r->frames));
+	memcpy(&r->frames[at], script, n * sizeof(*script));
+	r->nframes += n;
+}
+
+static void free_frames(struct stack_frame *fr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		stack_frame_free(&fr[i]);
+	free(fr);
+}
+
+static size_t row_of(struct stacks *st, const struct model *m,
+		     const struct stack_image *im, const struct stack_event *ev,
+		     const uint64_t *pcs, uint32_t n, uint32_t *chain)
+{
+	struct stack_frame *script;
+	size_t nscript = script_frames(st, m, ev, &script, chain);
+	char *key = script_key(row_key(im, ev->kind, pcs, n), script, nscript);
 	struct stack_row *r;
 	size_t i, nframes;
 
@@ -414,26 +486,31 @@ static size_t row_of(struct stacks *st, const struct stack_image *im,
 		if (st->table.rows[i].key &&
 		    !strcmp(st->table.rows[i].key, key)) {
 			free(key);
+			free_frames(script, nscript);
 			return i;
 		}
 	r = stack_table_add(&st->table);
 	r->key = key;
-	r->kind = kind;
+	r->kind = ev->kind;
 	snprintf(r->comm, sizeof(r->comm), "%s", im->comm);
 	nframes = flat_frames(im, pcs, n, &r->frames);
 	r->nframes = frames_to_main(r->frames, nframes);
 	/* The C run-time's frames above main are named, then dropped. */
 	for (size_t k = r->nframes; k < nframes; k++)
 		stack_frame_free(&r->frames[k]);
+	insert_script(r, script, nscript);
+	free(script);
 	return i;
 }
 
-static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind)
+static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind,
+		      uint32_t chain)
 {
 	for (size_t i = st->nshares; i-- > 0;) {
 		struct stack_share *s = &st->shares[i];
 
-		if (s->row == row && s->pid == pid && s->kind == kind) {
+		if (s->row == row && s->pid == pid && s->kind == kind &&
+		    s->chain == chain) {
 			s->copies++;
 			return;
 		}
@@ -444,7 +521,8 @@ static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind)
 				      sizeof(*st->shares));
 	}
 	st->shares[st->nshares++] = (struct stack_share){
-		.row = row, .pid = pid, .kind = kind, .copies = 1,
+		.row = row, .pid = pid, .kind = kind, .chain = chain,
+		.copies = 1,
 	};
 }
 
@@ -482,7 +560,7 @@ static size_t fill_batch(struct stacks *st, size_t at,
 	return n;
 }
 
-static void unwind_queue(struct stacks *st)
+static void unwind_queue(struct stacks *st, const struct model *m)
 {
 	static uint64_t pcs[RD_UNWIND_BATCH][RD_UNWIND_FRAMES];
 	static uint32_t nframes[RD_UNWIND_BATCH];
@@ -497,12 +575,13 @@ static void unwind_queue(struct stacks *st)
 			memset(nframes, 0, sizeof(nframes));
 		for (size_t i = 0; i < n; i++) {
 			const struct stack_event *ev = &st->queue[at + i]->ev;
+			uint32_t chain;
 			size_t row;
 
 			if (!nframes[i])
 				st->tracer->user_losses[LOSS_STACK_UNWOUND]++;
-			row = row_of(st, im, ev->kind, pcs[i], nframes[i]);
-			add_share(st, row, ev->pid, ev->kind);
+			row = row_of(st, m, im, ev, pcs[i], nframes[i], &chain);
+			add_share(st, row, ev->pid, ev->kind, chain);
 		}
 	}
 	for (size_t i = 0; i < st->nqueue; i++)
@@ -513,7 +592,7 @@ static void unwind_queue(struct stacks *st)
 
 void stacks_collect(struct stacks *st, struct model *m)
 {
-	unwind_queue(st);
+	unwind_queue(st, m);
 	stack_table_weigh(&st->table, st->shares, st->nshares, m);
 	m->stacks = &st->table;
 }

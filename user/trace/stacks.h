@@ -18,6 +18,7 @@
 
 struct tracer;
 struct model;
+struct lang_probe;
 struct stack_image;
 struct stack_record;
 
@@ -31,6 +32,7 @@ struct stack_fork {
 
 struct stacks {
 	struct tracer *tracer;
+	struct lang_probe *lang;	/* --lang: names copies' script frames */
 	struct stack_image **images;	/* every image seen, by id */
 	size_t nimages;
 	struct stack_record **queue;
