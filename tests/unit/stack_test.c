@@ -144,6 +144,43 @@ static void test_weights_by_script_chain(void **state)
 	model_free(&m);
 }
 
+/*
+ * A chain with no copy of its own, or events under none, get a row made
+ * while weighing: the rows may move then (64 fill the first allocation).
+ * Each process is counted once in a row, whatever its classes.
+ */
+static void test_uncopied_rows_when_the_table_grows(void **state)
+{
+	struct lang_site_stat a = { .lang = LANG_RUBY, .file = "w.rb",
+				    .func = "due_at", .line = 4,
+				    .tz_accesses = 300, .clock_syscalls = 7 };
+	struct stack_share s = { .row = 0, .pid = 1, .kind = KIND_TZ_STAT,
+				 .copies = 1 };
+	struct stack_table t = {};
+	struct model m = {};
+	const struct stack_row *r;
+
+	(void)state;
+	for (int i = 0; i < 64; i++)
+		stack_table_add(&t)->kind = KIND_TZ_STAT;
+	set_count(&m, 1, KIND_TZ_STAT, 301);
+	set_count(&m, 1, KIND_CLOCK_GETTIME, 9);
+	model_add_lang_site(model_find(&m, 1), &a);
+	m.lang_enabled = true;
+	stack_table_weigh(&t, &s, 1, &m);
+	assert_int_equal(t.rows[0].tz_accesses, 1);
+	assert_int_equal(t.nrows, 66);
+	r = &t.rows[64];
+	assert_int_equal(r->chain, 1);
+	assert_int_equal(r->tz_accesses, 300);
+	assert_int_equal(r->clock_syscalls, 7);
+	assert_int_equal(r->processes, 1);
+	assert_int_equal(t.rows[65].chain, 0);
+	assert_int_equal(t.rows[65].clock_syscalls, 2);
+	stack_table_free(&t);
+	model_free(&m);
+}
+
 static void test_frame_labels(void **state)
 {
 	struct stack_frame f = { .function = "do_work",
@@ -191,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_rounding_kept_exact),
 		cmocka_unit_test(test_processes_and_uncopied),
 		cmocka_unit_test(test_weights_by_script_chain),
+		cmocka_unit_test(test_uncopied_rows_when_the_table_grows),
 		cmocka_unit_test(test_frame_labels),
 	};
 

@@ -154,6 +154,15 @@ static void weigh_group(struct stack_table *t, const struct stack_share *s,
 		add_weight(&t->rows[s[most].row], s[most].kind, exact - given);
 }
 
+/* A process once in a row's processes, whatever its kinds or classes. */
+static void count_process(struct stack_row *r, pid_t pid)
+{
+	if (r->counted == pid)
+		return;
+	r->counted = pid;
+	r->processes++;
+}
+
 static bool row_has_pid(const struct stack_share *s, size_t n, size_t row,
 			pid_t pid, size_t before)
 {
@@ -188,7 +197,7 @@ static void weigh_uncopied(struct stack_table *t, const struct model *m,
 				continue;
 			row = uncopied_row(t, 0);
 			add_weight(&t->rows[row], kind, exact);
-			t->rows[row].processes++;
+			count_process(&t->rows[row], p->pid);
 		}
 	}
 }
@@ -259,10 +268,12 @@ static bool has_share(const struct stack_share *s, size_t n, pid_t pid,
 static void add_uncopied(struct stack_table *t, const struct proc_model *p,
 			 uint32_t chain, uint32_t cls, uint64_t w)
 {
-	struct stack_row *r = &t->rows[uncopied_row(t, chain)];
+	/* uncopied_row() may move the rows: its index first. */
+	size_t row = uncopied_row(t, chain);
+	struct stack_row *r = &t->rows[row];
 
 	add_weight(r, cls == STACK_CLASS_TZ ? KIND_FIRST_TZ : 0, w);
-	r->processes++;
+	count_process(r, p->pid);
 	if (chain && !r->comm[0])
 		snprintf(r->comm, sizeof(r->comm), "%s", p->comm);
 }
@@ -319,6 +330,7 @@ void stack_table_weigh(struct stack_table *t, struct stack_share *s,
 	for (size_t i = 0; i < t->nrows; i++) {
 		t->rows[i].tz_accesses = t->rows[i].clock_syscalls = 0;
 		t->rows[i].processes = 0;
+		t->rows[i].counted = 0;
 		t->rows[i].sampled = false;
 	}
 	if (m->lang_enabled) {

@@ -43,11 +43,13 @@ struct stack_row {
 	 * whose events had no copy of their own; 0: none.
 	 */
 	uint32_t chain;
+	bool not_unwound;	/* the copy gave no native frame */
 	/* Filled by stack_table_weigh(): */
 	uint64_t tz_accesses;
 	uint64_t clock_syscalls;
 	size_t processes;
 	bool sampled;		/* weighted up from a sample */
+	pid_t counted;		/* weighing: the last process in processes */
 };
 
 struct stack_table {
@@ -67,6 +69,7 @@ struct stack_share {
 	pid_t pid;
 	uint32_t kind;		/* enum kind */
 	uint32_t chain;
+	struct lang_site_key lang;	/* the site the copies carried; lang 0: none */
 	uint64_t copies;
 };
 

@@ -108,10 +108,11 @@ static void add_row(struct flame *g, const struct stack_row *r, uint64_t w)
 		node_step(g, at, FLAME_EVENT, "[no stack copied]", w);
 		return;
 	}
-	if (!r->nframes)
-		at = node_step(g, at, FLAME_EVENT, "[not unwound]", w);
 	for (size_t k = r->nframes; k-- > 0;)
 		frame_step(g, &at, &r->frames[k], w);
+	/* Under the script frames, if any: the native ones are missing. */
+	if (r->not_unwound)
+		at = node_step(g, at, FLAME_EVENT, "[not unwound]", w);
 	/* A --lang chain whose events had no copy: its script frames alone. */
 	node_step(g, at, FLAME_EVENT, r->kind < KIND_MAX ? kind_name(r->kind) :
 		  "[no native stack copied]", w);

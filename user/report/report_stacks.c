@@ -31,7 +31,7 @@ static void print_row(FILE *f, const struct stack_row *r)
 		fputs("[no native stack copied]", f);
 	else
 		fputs(kind_name(r->kind), f);
-	if (!r->nframes)
+	if (r->not_unwound)
 		fputs(" < [not unwound]", f);
 	for (size_t i = 0; i < r->nframes; i++) {
 		char *label = stack_frame_label(&r->frames[i], true);

@@ -772,7 +772,9 @@ static void finish_model(struct session *s)
 	/* The machine's load may have changed since start: time them again. */
 	if (s->opts.vdso)
 		vdso_image_measure(&s->tracer.vdso);
+	s->stacks.flush = true;
 	session_collect(s);
+	s->stacks.flush = false;
 	/* run without --follow ends when PROG did (reap_prog). */
 	if (!s->prog.done.exited || s->opts.follow)
 		s->model.end_ns = now_ns();
@@ -788,7 +790,7 @@ static void finish_model(struct session *s)
 		lang_probe_collect(&s->lang, &s->model);
 	/* Again, now that each script chain's exact count is known. */
 	if (s->opts.lang && s->opts.stacks)
-		stacks_collect(&s->stacks, &s->model);
+		stacks_collect_lang(&s->stacks, &s->model);
 	if (s->prog.done.exited) {
 		int status = s->prog.done.status;
 

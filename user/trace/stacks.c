@@ -492,6 +492,7 @@ static size_t row_of(struct stacks *st, const struct model *m,
 	r = stack_table_add(&st->table);
 	r->key = key;
 	r->kind = ev->kind;
+	r->not_unwound = !n;
 	snprintf(r->comm, sizeof(r->comm), "%s", im->comm);
 	nframes = flat_frames(im, pcs, n, &r->frames);
 	r->nframes = frames_to_main(r->frames, nframes);
@@ -503,14 +504,15 @@ static size_t row_of(struct stacks *st, const struct model *m,
 	return i;
 }
 
-static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind,
-		      uint32_t chain)
+static void add_share(struct stacks *st, size_t row,
+		      const struct stack_event *ev, uint32_t chain)
 {
 	for (size_t i = st->nshares; i-- > 0;) {
 		struct stack_share *s = &st->shares[i];
 
-		if (s->row == row && s->pid == pid && s->kind == kind &&
-		    s->chain == chain) {
+		if (s->row == row && s->pid == (pid_t)ev->pid &&
+		    s->kind == ev->kind &&
+		    !memcmp(&s->lang, &ev->lang, sizeof(s->lang))) {
 			s->copies++;
 			return;
 		}
@@ -521,13 +523,13 @@ static void add_share(struct stacks *st, size_t row, pid_t pid, uint32_t kind,
 				      sizeof(*st->shares));
 	}
 	st->shares[st->nshares++] = (struct stack_share){
-		.row = row, .pid = pid, .kind = kind, .chain = chain,
-		.copies = 1,
+		.row = row, .pid = ev->pid, .kind = ev->kind, .chain = chain,
+		.lang = ev->lang, .copies = 1,
 	};
 }
 
 /* Up to RD_UNWIND_BATCH queued copies of one image, from queue[at]. */
-static size_t fill_batch(struct stacks *st, size_t at,
+static size_t fill_batch(struct stacks *st, size_t at, size_t end,
 			 struct reader_unwind_req *u)
 {
 	const struct stack_image *im = st->images[st->queue[at]->image];
@@ -547,7 +549,7 @@ static size_t fill_batch(struct stacks *st, size_t at,
 		snprintf(u->req.file.path, sizeof(u->req.file.path), "%.*s",
 			 (int)sizeof(u->req.file.path) - 1, im->paths);
 	}
-	while (at + n < st->nqueue && n < RD_UNWIND_BATCH &&
+	while (at + n < end && n < RD_UNWIND_BATCH &&
 	       st->queue[at + n]->image == u->image) {
 		const struct stack_event *ev = &st->queue[at + n]->ev;
 		struct rd_unwind_stack *s = &u->stacks[n++];
@@ -560,16 +562,51 @@ static size_t fill_batch(struct stacks *st, size_t at,
 	return n;
 }
 
+/*
+ * A copy of a process gone before its maps were read waits for its fork
+ * notice to give it its parent's (stacks_note_fork): the notices come
+ * through another ring buffer, maybe after a collect.  Not past
+ * STACKS_WAIT_NS, nor at a report's collect.
+ */
+static bool waits(const struct stacks *st, const struct stack_record *r,
+		  uint64_t now)
+{
+	const struct stack_image *im = st->images[r->image];
+
+	return !st->flush && !map_at(im, im->first_ip) &&
+	       now - r->ev.ts_ns < STACKS_WAIT_NS;
+}
+
+/* The waiting copies to the end, in order; how many are ready. */
+static size_t ready_first(struct stacks *st)
+{
+	struct stack_record **waiting = xcalloc(st->nqueue + 1,
+						sizeof(*waiting));
+	uint64_t now = now_ns();
+	size_t ready = 0, nwait = 0;
+
+	for (size_t i = 0; i < st->nqueue; i++) {
+		if (waits(st, st->queue[i], now))
+			waiting[nwait++] = st->queue[i];
+		else
+			st->queue[ready++] = st->queue[i];
+	}
+	memcpy(st->queue + ready, waiting, nwait * sizeof(*waiting));
+	free(waiting);
+	return ready;
+}
+
 static void unwind_queue(struct stacks *st, const struct model *m)
 {
 	static uint64_t pcs[RD_UNWIND_BATCH][RD_UNWIND_FRAMES];
 	static uint32_t nframes[RD_UNWIND_BATCH];
 	struct reader_unwind_req *u = xcalloc(1, sizeof(*u));
+	size_t ready = ready_first(st);
 
-	for (size_t at = 0, n; at < st->nqueue; at += n) {
+	for (size_t at = 0, n; at < ready; at += n) {
 		const struct stack_image *im;
 
-		n = fill_batch(st, at, u);
+		n = fill_batch(st, at, ready, u);
 		im = st->images[u->image];
 		if (reader_unwind(u, pcs, nframes))
 			memset(nframes, 0, sizeof(nframes));
@@ -581,18 +618,53 @@ static void unwind_queue(struct stacks *st, const struct model *m)
 			if (!nframes[i])
 				st->tracer->user_losses[LOSS_STACK_UNWOUND]++;
 			row = row_of(st, m, im, ev, pcs[i], nframes[i], &chain);
-			add_share(st, row, ev->pid, ev->kind, chain);
+			add_share(st, row, ev, chain);
 		}
 	}
-	for (size_t i = 0; i < st->nqueue; i++)
+	for (size_t i = 0; i < ready; i++)
 		free(st->queue[i]);
-	st->nqueue = 0;
+	memmove(st->queue, st->queue + ready,
+		(st->nqueue - ready) * sizeof(*st->queue));
+	st->nqueue -= ready;
 	free(u);
 }
 
 void stacks_collect(struct stacks *st, struct model *m)
 {
 	unwind_queue(st, m);
+	stack_table_weigh(&st->table, st->shares, st->nshares, m);
+	m->stacks = &st->table;
+}
+
+/*
+ * A site is named again as the model's sites were just named: a forked
+ * worker's frame that had no name at its copy (its parent not yet known)
+ * may have one now, and the chain must be the model's to weigh its count.
+ */
+static void rename_chains(struct stacks *st, const struct model *m)
+{
+	for (size_t i = 0; i < st->nshares; i++) {
+		struct stack_share *s = &st->shares[i];
+		struct lang_site_stat site = {};
+
+		if (s->lang.lang == LANG_NONE)
+			continue;
+		if (i && !memcmp(&s->lang, &st->shares[i - 1].lang,
+				 sizeof(s->lang))) {
+			s->chain = st->shares[i - 1].chain;
+			continue;
+		}
+		lang_probe_site(st->lang, m, &s->lang, &site);
+		s->chain = stack_table_chain(&st->table, &site);
+		lang_site_free(&site);
+	}
+}
+
+void stacks_collect_lang(struct stacks *st, struct model *m)
+{
+	unwind_queue(st, m);
+	if (st->lang)
+		rename_chains(st, m);
 	stack_table_weigh(&st->table, st->shares, st->nshares, m);
 	m->stacks = &st->table;
 }

@@ -24,6 +24,8 @@ struct stack_record;
 
 /* Copies waiting to be unwound at most: 8 KiB each. */
 #define STACKS_QUEUE_MAX	4096
+/* A copy whose process was gone waits this long for its fork notice. */
+#define STACKS_WAIT_NS		(2 * 1000000000ULL)
 
 struct stack_fork {
 	pid_t pid, ppid;
@@ -42,6 +44,7 @@ struct stacks {
 	size_t nshares, shares_cap;
 	struct stack_fork *forks;	/* fork notices, oldest first */
 	size_t nforks;
+	bool flush;			/* a report's collect: no copy waits */
 };
 
 /* Listens to the kernel's stack copies (the tracer's ring buffer). */
@@ -52,6 +55,8 @@ void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid);
 void stacks_note_exec(struct stacks *st, pid_t pid);
 /* Unwinds what is queued; m->stacks is the table, weighed by m's counts. */
 void stacks_collect(struct stacks *st, struct model *m);
+/* The same once m has --lang's sites: each chain weighs its exact count. */
+void stacks_collect_lang(struct stacks *st, struct model *m);
 void stacks_free(struct stacks *st);
 
 #endif /* CLOCKTRACE_STACKS_H */
