@@ -563,18 +563,18 @@ static size_t fill_batch(struct stacks *st, size_t at, size_t end,
 }
 
 /*
- * A copy of a process gone before its maps were read waits for its fork
- * notice to give it its parent's (stacks_note_fork): the notices come
- * through another ring buffer, maybe after a collect.  Not past
- * STACKS_WAIT_NS, nor at a report's collect.
+ * A copy of a process gone before its maps were read (none read) waits
+ * for its fork notice to give it its parent's (stacks_note_fork): the
+ * notices come through another ring buffer, maybe after a collect.  Not
+ * past STACKS_WAIT_NS, nor at a report's collect.  (A copy whose pc is in
+ * no file, as the vDSO's fallback syscall, has maps: it does not wait.)
  */
 static bool waits(const struct stacks *st, const struct stack_record *r,
 		  uint64_t now)
 {
 	const struct stack_image *im = st->images[r->image];
 
-	return !st->flush && !map_at(im, im->first_ip) &&
-	       now - r->ev.ts_ns < STACKS_WAIT_NS;
+	return !st->flush && !im->nmaps && now - r->ev.ts_ns < STACKS_WAIT_NS;
 }
 
 /* The waiting copies to the end, in order; how many are ready. */
