@@ -601,7 +601,9 @@ bool session_print_interval(struct session *s)
 	char label[64] = "";
 
 	tracer_poll_events(&s->tracer);
+	s->stacks.flush = true;
 	session_collect(s);
+	s->stacks.flush = false;
 	s->model.end_ns = now_ns();
 	model_delta(&s->prev, &s->model, &delta);
 	if (s->opts.timestamps) {

@@ -116,6 +116,23 @@ static int add_image(struct stacks *st, struct stack_image *im)
 	return (int)st->nimages++;
 }
 
+/* pid's current image, its maps read now if it has none; NULL: none to read. */
+static const struct stack_image *image_now(struct stacks *st, pid_t pid)
+{
+	int at = current_image(st, pid);
+	struct stack_image *im;
+
+	if (at >= 0)
+		return st->images[at];
+	im = read_image(pid);
+	if (!im->nmaps) {
+		free(im);
+		return NULL;
+	}
+	add_image(st, im);
+	return im;
+}
+
 /*
  * A child that has not exec'd maps what its parent mapped at the fork:
  * the parent's image, read now if it made no copy yet (a pre-forking
@@ -125,23 +142,10 @@ static const struct stack_image *parent_image(struct stacks *st, pid_t pid)
 {
 	for (size_t i = st->nforks; i-- > 0;) {
 		const struct stack_fork *f = &st->forks[i];
-		struct stack_image *im;
-		int at;
 
 		if (f->pid != pid)
 			continue;
-		if (f->execed)
-			return NULL;
-		at = current_image(st, f->ppid);
-		if (at >= 0)
-			return st->images[at];
-		im = read_image(f->ppid);
-		if (!im->nmaps) {
-			free(im);
-			return NULL;
-		}
-		add_image(st, im);
-		return im;
+		return f->execed ? NULL : image_now(st, f->ppid);
 	}
 	return NULL;
 }
@@ -629,9 +633,24 @@ static void unwind_queue(struct stacks *st, const struct model *m)
 	free(u);
 }
 
+/*
+ * Unwinding waits for the file reader (the first copies of a file: its
+ * CFI parsed, tens of ms): not at every collect, while the loop should
+ * be reading the maps of processes that may soon exit (a perl's forked
+ * workers and their parent were all gone once before the loop read one).
+ * At a report's collect; else when the queue is half full or old.
+ */
+static bool unwind_now(const struct stacks *st)
+{
+	return st->flush || st->nqueue >= STACKS_QUEUE_MAX / 2 ||
+	       (st->nqueue &&
+		now_ns() - st->queue[0]->ev.ts_ns >= STACKS_UNWIND_NS);
+}
+
 void stacks_collect(struct stacks *st, struct model *m)
 {
-	unwind_queue(st, m);
+	if (unwind_now(st))
+		unwind_queue(st, m);
 	stack_table_weigh(&st->table, st->shares, st->nshares, m);
 	m->stacks = &st->table;
 }

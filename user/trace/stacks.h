@@ -26,6 +26,8 @@ struct stack_record;
 #define STACKS_QUEUE_MAX	4096
 /* A copy whose process was gone waits this long for its fork notice. */
 #define STACKS_WAIT_NS		(2 * 1000000000ULL)
+/* Copies are unwound at a report, or once the oldest is this old. */
+#define STACKS_UNWIND_NS	(5 * 1000000000ULL)
 
 struct stack_fork {
 	pid_t pid, ppid;
@@ -53,7 +55,10 @@ int stacks_init(struct stacks *st, struct tracer *t);
 void stacks_note_fork(struct stacks *st, pid_t pid, pid_t ppid);
 /* pid has a new image: its next copy reads its maps again. */
 void stacks_note_exec(struct stacks *st, pid_t pid);
-/* Unwinds what is queued; m->stacks is the table, weighed by m's counts. */
+/*
+ * Unwinds what is queued (at a report, flush, or when the queue is half
+ * full or old); m->stacks is the table, weighed by m's counts.
+ */
 void stacks_collect(struct stacks *st, struct model *m);
 /* The same once m has --lang's sites: each chain weighs its exact count. */
 void stacks_collect_lang(struct stacks *st, struct model *m);
