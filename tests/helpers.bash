@@ -133,6 +133,7 @@ run_stacks() {
 	jq -c '.stacks[] | [.tz_accesses, .clock_syscalls, .processes,
 		[.frames[] | "\(.function)@\(.module)+\(.offset)"]]' \
 		"$tmp/out.json" >&2
+	jq -c '.losses | with_entries(select(.value > 0))' "$tmp/out.json" >&2
 }
 
 # The link-time address of file offset $2 in ELF file $1 (PT_LOAD).

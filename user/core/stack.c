@@ -97,12 +97,17 @@ static int by_process(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static void add_weight(struct stack_row *r, uint32_t kind, uint64_t w)
+static void add_class_weight(struct stack_row *r, uint32_t cls, uint64_t w)
 {
-	if (stack_class_of(kind) == STACK_CLASS_TZ)
+	if (cls == STACK_CLASS_TZ)
 		r->tz_accesses += w;
 	else
 		r->clock_syscalls += w;
+}
+
+static void add_weight(struct stack_row *r, uint32_t kind, uint64_t w)
+{
+	add_class_weight(r, stack_class_of(kind), w);
 }
 
 /*
@@ -234,10 +239,12 @@ static uint64_t chain_exact(const struct stack_table *t,
 			    const struct proc_model *p, uint32_t cls,
 			    uint32_t chain)
 {
-	uint64_t all = class_count(p, cls), under = chain_count(p, NULL, cls);
+	uint64_t all, under;
 
 	if (chain)
 		return chain_count(p, &t->chains[chain - 1], cls);
+	all = class_count(p, cls);
+	under = chain_count(p, NULL, cls);
 	return all > under ? all - under : 0;
 }
 
@@ -272,7 +279,7 @@ static void add_uncopied(struct stack_table *t, const struct proc_model *p,
 	size_t row = uncopied_row(t, chain);
 	struct stack_row *r = &t->rows[row];
 
-	add_weight(r, cls == STACK_CLASS_TZ ? KIND_FIRST_TZ : 0, w);
+	add_class_weight(r, cls, w);
 	count_process(r, p->pid);
 	if (chain && !r->comm[0])
 		snprintf(r->comm, sizeof(r->comm), "%s", p->comm);
@@ -373,6 +380,13 @@ size_t *stack_table_order(const struct stack_table *t, size_t *n)
 	order_of = t;
 	qsort(idx, *n, sizeof(*idx), heavier);
 	return idx;
+}
+
+const char *stack_row_event(const struct stack_row *r)
+{
+	if (r->kind < KIND_MAX)
+		return kind_name(r->kind);
+	return r->nframes ? "[no native stack copied]" : "[no stack copied]";
 }
 
 char *stack_frame_label(const struct stack_frame *f, bool with_line)

@@ -100,6 +100,12 @@ void stack_table_free(struct stack_table *t);
 uint32_t stack_class_of(uint32_t kind);
 uint64_t stack_row_weight(const struct stack_row *r);
 /*
+ * The event a row ends in: "stat", or for a row of events no copy was
+ * made of, "[no stack copied]", or "[no native stack copied]" when it
+ * holds a --lang chain's script frames.
+ */
+const char *stack_row_event(const struct stack_row *r);
+/*
  * "do_work (tzloop.c:165)", "run_simple (tzloop.c:214, inlined)",
  * "[libc.so.6+0x8a3c]" or "[unknown]"; without the line an inlined call
  * is "run_simple_[i]", as flame graph tools know it, and a script's

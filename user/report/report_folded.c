@@ -195,11 +195,7 @@ static void add_whole_stacks(struct stacks *s, const struct stack_table *t)
 			labels[k] = stack_frame_label(&r->frames[k], false);
 			frames[n++] = labels[k];
 		}
-		if (r->kind < KIND_MAX)
-			frames[n++] = kind_name(r->kind);
-		else	/* without frames, or a --lang chain's alone */
-			frames[n++] = r->nframes ? "[no native stack copied]" :
-						   "[no stack copied]";
+		frames[n++] = stack_row_event(r);
 		add_frames(s, stack_row_weight(r), frames, n);
 		for (size_t k = 0; k < r->nframes; k++)
 			free(labels[k]);

@@ -104,18 +104,12 @@ static void add_row(struct flame *g, const struct stack_row *r, uint64_t w)
 
 	g->v[0].count += w;
 	at = node_step(g, at, FLAME_COMM, r->comm, w);
-	if (r->kind >= KIND_MAX && !r->nframes) {
-		node_step(g, at, FLAME_EVENT, "[no stack copied]", w);
-		return;
-	}
 	for (size_t k = r->nframes; k-- > 0;)
 		frame_step(g, &at, &r->frames[k], w);
 	/* Under the script frames, if any: the native ones are missing. */
 	if (r->not_unwound)
 		at = node_step(g, at, FLAME_EVENT, "[not unwound]", w);
-	/* A --lang chain whose events had no copy: its script frames alone. */
-	node_step(g, at, FLAME_EVENT, r->kind < KIND_MAX ? kind_name(r->kind) :
-		  "[no native stack copied]", w);
+	node_step(g, at, FLAME_EVENT, stack_row_event(r), w);
 }
 
 static int by_label(const void *a, const void *b)

@@ -22,15 +22,7 @@ static uint64_t class_weight(const struct stack_row *r, uint32_t cls)
 /* "stat < fstatat64 < tzset < ... < main", the event first. */
 static void print_row(FILE *f, const struct stack_row *r)
 {
-	if (r->kind == KIND_MAX && !r->nframes) {
-		fputs("[no stack copied]", f);
-		return;
-	}
-	/* A --lang chain whose events had no copy: its script frames alone. */
-	if (r->kind == KIND_MAX)
-		fputs("[no native stack copied]", f);
-	else
-		fputs(kind_name(r->kind), f);
+	fputs(stack_row_event(r), f);
 	if (r->not_unwound)
 		fputs(" < [not unwound]", f);
 	for (size_t i = 0; i < r->nframes; i++) {

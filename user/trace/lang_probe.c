@@ -495,9 +495,8 @@ static void take_chain(struct lang_probe *lp, const struct model *m,
 		take_frame(lp, m, k->tgid, &c.f[i], &s->outer[i]);
 }
 
-/* Site k named, with its chain; false: its Python line is unknown. */
-static bool name_site(struct lang_probe *lp, const struct model *m,
-		      const struct lang_site_key *k, struct lang_site_stat *s)
+bool lang_probe_site(struct lang_probe *lp, const struct model *m,
+		     const struct lang_site_key *k, struct lang_site_stat *s)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_names);
 	struct lang_names n = {};
@@ -527,17 +526,11 @@ static void take_site(struct lang_probe *lp, struct model *m,
 
 	if (!p)
 		return;
-	if (!name_site(lp, m, k, &s))
+	if (!lang_probe_site(lp, m, k, &s))
 		lp->run.py_lines_unknown += s.tz_accesses + s.clock_syscalls;
 	if (!merge_site(p, &s))
 		model_add_lang_site(p, &s);
 	lang_site_free(&s);
-}
-
-void lang_probe_site(struct lang_probe *lp, const struct model *m,
-		     const struct lang_site_key *k, struct lang_site_stat *s)
-{
-	name_site(lp, m, k, s);
 }
 
 /* The events tied to no line, by reason. */

@@ -51,10 +51,10 @@ int lang_probe_wait_ms(const struct lang_probe *lp, const struct model *m,
 /* The frames the BPF side counted, into every process of m. */
 void lang_probe_collect(struct lang_probe *lp, struct model *m);
 /*
- * Site k (a stack copy carries its event's) named, with the frames that
- * called it, as lang_probe_collect() names the model's sites.
+ * Site k (the model's, or the one a stack copy carries) named, with the
+ * frames that called it; false: its Python line is unknown (0).
  */
-void lang_probe_site(struct lang_probe *lp, const struct model *m,
+bool lang_probe_site(struct lang_probe *lp, const struct model *m,
 		     const struct lang_site_key *k, struct lang_site_stat *s);
 void lang_probe_close(struct lang_probe *lp);
 

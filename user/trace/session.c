@@ -434,6 +434,14 @@ static void session_collect(struct session *s)
 		metrics_update(&s->exporter.metrics, &s->model);
 }
 
+/* A report's collect: every stack copy unwound, none left to wait. */
+static void collect_for_report(struct session *s)
+{
+	s->stacks.flush = true;
+	session_collect(s);
+	s->stacks.flush = false;
+}
+
 static bool session_any_alive(struct session *s)
 {
 	session_collect(s);
@@ -601,9 +609,7 @@ bool session_print_interval(struct session *s)
 	char label[64] = "";
 
 	tracer_poll_events(&s->tracer);
-	s->stacks.flush = true;
-	session_collect(s);
-	s->stacks.flush = false;
+	collect_for_report(s);
 	s->model.end_ns = now_ns();
 	model_delta(&s->prev, &s->model, &delta);
 	if (s->opts.timestamps) {
@@ -774,9 +780,7 @@ static void finish_model(struct session *s)
 	/* The machine's load may have changed since start: time them again. */
 	if (s->opts.vdso)
 		vdso_image_measure(&s->tracer.vdso);
-	s->stacks.flush = true;
-	session_collect(s);
-	s->stacks.flush = false;
+	collect_for_report(s);
 	/* run without --follow ends when PROG did (reap_prog). */
 	if (!s->prog.done.exited || s->opts.follow)
 		s->model.end_ns = now_ns();

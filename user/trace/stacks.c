@@ -207,6 +207,9 @@ static int take_copy(void *ctx, void *data, size_t size)
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->ev = *ev;
+	/* The kernel sets only .lang of a copy without a site: shares compare keys. */
+	if (r->ev.lang.lang == LANG_NONE)
+		memset(&r->ev.lang, 0, sizeof(r->ev.lang));
 	r->image = image_of(st, ev);
 	st->queue = xrealloc(st->queue, st->nqueue + 1, sizeof(*st->queue));
 	st->queue[st->nqueue++] = r;
@@ -409,23 +412,18 @@ static size_t frames_to_main(const struct stack_frame *fr, size_t n)
 	return n;
 }
 
-/*
- * --lang: the script frames of the site the copy's event was counted at,
- * and its chain's id in the table (0: none).
- */
+/* --lang: the script frames of the site the copy's event was counted at. */
 static size_t script_frames(struct stacks *st, const struct model *m,
 			    const struct stack_event *ev,
-			    struct stack_frame **out, uint32_t *chain)
+			    struct stack_frame **out)
 {
 	struct lang_site_stat site = {};
 	size_t n;
 
 	*out = NULL;
-	*chain = 0;
 	if (!st->lang || ev->lang.lang == LANG_NONE)
 		return 0;
 	lang_probe_site(st->lang, m, &ev->lang, &site);
-	*chain = stack_table_chain(&st->table, &site);
 	n = stack_script_frames(&site, out);
 	lang_site_free(&site);
 	return n;
@@ -478,10 +476,10 @@ static void free_frames(struct stack_frame *fr, size_t n)
 
 static size_t row_of(struct stacks *st, const struct model *m,
 		     const struct stack_image *im, const struct stack_event *ev,
-		     const uint64_t *pcs, uint32_t n, uint32_t *chain)
+		     const uint64_t *pcs, uint32_t n)
 {
 	struct stack_frame *script;
-	size_t nscript = script_frames(st, m, ev, &script, chain);
+	size_t nscript = script_frames(st, m, ev, &script);
 	char *key = script_key(row_key(im, ev->kind, pcs, n), script, nscript);
 	struct stack_row *r;
 	size_t i, nframes;
@@ -508,8 +506,9 @@ static size_t row_of(struct stacks *st, const struct model *m,
 	return i;
 }
 
+/* The share's chain is named at the report (name_chains). */
 static void add_share(struct stacks *st, size_t row,
-		      const struct stack_event *ev, uint32_t chain)
+		      const struct stack_event *ev)
 {
 	for (size_t i = st->nshares; i-- > 0;) {
 		struct stack_share *s = &st->shares[i];
@@ -527,8 +526,8 @@ static void add_share(struct stacks *st, size_t row,
 				      sizeof(*st->shares));
 	}
 	st->shares[st->nshares++] = (struct stack_share){
-		.row = row, .pid = ev->pid, .kind = ev->kind, .chain = chain,
-		.lang = ev->lang, .copies = 1,
+		.row = row, .pid = ev->pid, .kind = ev->kind, .lang = ev->lang,
+		.copies = 1,
 	};
 }
 
@@ -616,13 +615,12 @@ static void unwind_queue(struct stacks *st, const struct model *m)
 			memset(nframes, 0, sizeof(nframes));
 		for (size_t i = 0; i < n; i++) {
 			const struct stack_event *ev = &st->queue[at + i]->ev;
-			uint32_t chain;
 			size_t row;
 
 			if (!nframes[i])
 				st->tracer->user_losses[LOSS_STACK_UNWOUND]++;
-			row = row_of(st, m, im, ev, pcs[i], nframes[i], &chain);
-			add_share(st, row, ev, chain);
+			row = row_of(st, m, im, ev, pcs[i], nframes[i]);
+			add_share(st, row, ev);
 		}
 	}
 	for (size_t i = 0; i < ready; i++)
@@ -656,11 +654,12 @@ void stacks_collect(struct stacks *st, struct model *m)
 }
 
 /*
- * A site is named again as the model's sites were just named: a forked
- * worker's frame that had no name at its copy (its parent not yet known)
- * may have one now, and the chain must be the model's to weigh its count.
+ * Each share's site named as the model's sites were just named, not when
+ * its copy was unwound: a forked worker's frame that had no name then (its
+ * parent not yet known) may have one now, and the chain must be the
+ * model's to weigh its count.
  */
-static void rename_chains(struct stacks *st, const struct model *m)
+static void name_chains(struct stacks *st, const struct model *m)
 {
 	for (size_t i = 0; i < st->nshares; i++) {
 		struct stack_share *s = &st->shares[i];
@@ -681,11 +680,9 @@ static void rename_chains(struct stacks *st, const struct model *m)
 
 void stacks_collect_lang(struct stacks *st, struct model *m)
 {
-	unwind_queue(st, m);
 	if (st->lang)
-		rename_chains(st, m);
-	stack_table_weigh(&st->table, st->shares, st->nshares, m);
-	m->stacks = &st->table;
+		name_chains(st, m);
+	stacks_collect(st, m);
 }
 
 void stacks_free(struct stacks *st)
