@@ -496,6 +496,22 @@ struct lang_proc {
 	};
 };
 
+/*
+ * A frame-mode interpreter file's start-up function (ruby_setup,
+ * Py_InitializeFromConfig, Py_InitializeEx), probed: what a process that
+ * calls it is told, its addresses as linked (load bias 0), and where the
+ * function is linked.  Keyed by that address's offset in its page, the one
+ * part of it the same in every process: 5.10 gives a uprobe no cookie to
+ * tell the files apart, and two files at one offset keep one template.
+ */
+#define LANG_STARTS_MAX		16
+#define LANG_PAGE_OFFSET	0xfffu
+
+struct lang_template {
+	struct lang_proc proc;
+	__u64 start;		/* the function's address as linked */
+};
+
 /* lang_site_key.line in Python frame mode: the instruction is before the first. */
 #define PY_INSTR_NONE	0xffffffffu
 

@@ -409,6 +409,76 @@ __noinline int lang_exec(__u32 tgid)
 	return 0;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LANG_STARTS_MAX);
+	__type(key, __u32);
+	__type(value, struct lang_template);
+} lang_templates SEC(".maps");
+
+/* Processes registered by lang_start, by enum lang. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LANG_PYTHON + 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lang_starts SEC(".maps");
+
+static __always_inline void add_bias(struct lang_proc *v, __u64 bias)
+{
+	if (v->lang == LANG_PYTHON) {
+		v->py.runtime += bias;
+		v->py.code_type += bias;
+		v->py.str_type += bias;
+		v->py.bytes_type += bias;
+		return;
+	}
+	if (v->rb.vm_ptr)
+		v->rb.vm_ptr += bias;
+	if (v->rb.tls_module)
+		v->rb.tls_module += bias;
+}
+
+/*
+ * A frame-mode interpreter starting up, before it runs a line of script:
+ * the process is registered here, in the kernel, its load bias read from
+ * where this function runs.  Userspace's look, at the image's first event,
+ * comes when its loop wakes: a pre-forking parent's workers may be done
+ * by then.  Once per process; nothing per line or method call.
+ */
+SEC("uprobe")
+int lang_start(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 ip = PT_REGS_IP(ctx);
+	__u32 key = ip & LANG_PAGE_OFFSET, why = LANG_UN_NOT_YET_READ;
+	const struct lang_template *t;
+	struct lang_proc *old, v;
+	__u64 *n;
+
+	if (!lang_enabled || !is_traced(tgid))
+		return 0;
+	t = bpf_map_lookup_elem(&lang_templates, &key);
+	if (!t)
+		return 0;
+	old = bpf_map_lookup_elem(&lang_procs, &tgid);
+	if (old && old->lang != LANG_NONE)
+		return 0;
+	__builtin_memcpy(&v, &t->proc, sizeof(v));
+	add_bias(&v, ip - t->start);
+	/* Its events before now (the loader's, the runtime's set-up) stay pending. */
+	n = old ? bpf_map_lookup_elem(&lang_unattributed, &why) : NULL;
+	if (n)
+		__sync_fetch_and_add(n, old->pending);
+	if (bpf_map_update_elem(&lang_procs, &tgid, &v, BPF_ANY))
+		return 0;
+	why = v.lang;
+	n = bpf_map_lookup_elem(&lang_starts, &why);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
+
 /*
  * This thread's id as its own pid namespace numbers it (gettid()): ns_pid()
  * of sched.bpf.c, read through helpers as the current task is not a

@@ -35,6 +35,12 @@ static void offsets_are_the_headers(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(pyframe_binary(fd, &b), 0);
 	close(fd);
+	/* lang_start's uprobes: both start-ups, in the code segment. */
+	for (int i = 0; i < INTERP_STARTS; i++) {
+		assert_true(b.starts[i].vaddr);
+		assert_int_equal(b.starts[i].off,
+				 b.starts[i].vaddr - b.exec_delta);
+	}
 	/* Mapped where it was linked: the addresses are the symbols'. */
 	e.start = b.exec_delta + e.offset;
 	pyframe_proc(&b, &e, &p);

@@ -59,6 +59,10 @@ static void libruby31_is_read(void **state)
 	assert_int_equal(rbframe_binary(fd, &b), 0);
 	elf_version(EV_CURRENT);
 	assert_int_equal(b.vm_ptr, symbol_value(fd, "ruby_current_vm_ptr"));
+	/* lang_start's uprobe: ruby_setup, at its offset in the file. */
+	assert_int_equal(b.starts[0].vaddr, symbol_value(fd, "ruby_setup"));
+	assert_int_equal(b.starts[0].off, b.starts[0].vaddr - b.exec_delta);
+	assert_int_equal(b.starts[1].vaddr, 0);
 	close(fd);
 	assert_int_equal(b.version, 0x0301);
 	assert_int_equal(b.off.cf_size, 64);

@@ -53,6 +53,22 @@ int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
 	return found == 3 ? 0 : -1;
 }
 
+void interp_starts(Elf *elf, const char *const *names, size_t n,
+		   struct interp_start *out)
+{
+	struct interp_symbol w[INTERP_STARTS];
+	uint64_t delta;
+
+	memset(out, 0, n * sizeof(*out));
+	for (size_t i = 0; i < n && i < INTERP_STARTS; i++)
+		w[i] = (struct interp_symbol){ names[i], &out[i].vaddr };
+	interp_symbols(elf, w, n < INTERP_STARTS ? n : INTERP_STARTS);
+	for (size_t i = 0; i < n && i < INTERP_STARTS; i++)
+		if (out[i].vaddr &&
+		    interp_segments(elf, out[i].vaddr, &out[i].off, &delta))
+			out[i] = (struct interp_start){ 0, 0 };
+}
+
 int interp_read(Elf *elf, int fd, uint64_t vaddr, void *buf, size_t len)
 {
 	uint64_t off = 0, end = 0, delta;

@@ -32,6 +32,20 @@ int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta);
  * no ELF of a layout we know; the caller elf_end()s it.
  */
 Elf *interp_elf_open(int fd, struct interp_symbol *w, size_t n);
+/*
+ * An interpreter's start-up functions, probed once a process (a uprobe's
+ * address: the file offset): as linked, 0 where the file has none.
+ */
+#define INTERP_STARTS	2
+
+struct interp_start {
+	uint64_t vaddr;
+	uint64_t off;
+};
+
+/* names[i]'s address and file offset into out[i], for i < n <= INTERP_STARTS. */
+void interp_starts(Elf *elf, const char *const *names, size_t n,
+		   struct interp_start *out);
 /* The len (>= 8) bytes at vaddr, from one segment's file bytes: 0, or -1. */
 int interp_read(Elf *elf, int fd, uint64_t vaddr, void *buf, size_t len);
 /* Whether a relocation of that type applies at vaddr (SHT_RELA only). */

@@ -170,6 +170,10 @@ static bool debug_offsets_agree(Elf *elf, int fd, uint64_t runtime,
 	return true;
 }
 
+static const char *const py_starts[INTERP_STARTS] = {
+	"Py_InitializeFromConfig", "Py_InitializeEx",
+};
+
 int pyframe_binary(int fd, struct py_binary *b)
 {
 	uint64_t version = 0;
@@ -188,6 +192,8 @@ int pyframe_binary(int fd, struct py_binary *b)
 	elf = interp_elf_open(fd, w, sizeof(w) / sizeof(w[0]));
 	if (!elf)
 		return -1;
+	/* python's main calls the first, an embedding program either. */
+	interp_starts(elf, py_starts, INTERP_STARTS, b->starts);
 	o = layout_of(elf, fd, version, b);
 	if (o && o == &py313 && !debug_offsets_agree(elf, fd, b->runtime, o))
 		o = NULL;
@@ -203,8 +209,12 @@ void pyframe_proc(const struct py_binary *b, const struct maps_entry *e,
 		  struct py_proc *out)
 {
 	/* 0 for a fixed-address executable; the load base of a PIE or .so. */
-	uint64_t bias = e->start - e->offset - b->exec_delta;
+	pyframe_proc_at(b, e->start - e->offset - b->exec_delta, out);
+}
 
+void pyframe_proc_at(const struct py_binary *b, uint64_t bias,
+		     struct py_proc *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->runtime = b->runtime + bias;
 	out->code_type = b->code_type + bias;

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "clocktrace.h"
+#include "interp_elf.h"
 #include "procfs.h"
 
 /* An interpreter file whose frames can be read: addresses as linked. */
@@ -26,11 +27,15 @@ struct py_binary {
 	uint64_t exec_delta;	/* p_vaddr - p_offset of the code segment */
 	uint32_t version;	/* 0x030b for 3.11 */
 	struct py_offsets off;	/* that version's */
+	struct interp_start starts[INTERP_STARTS];
 };
 
 /* 0 when the ELF open at fd is CPython 3.11-3.13 with the symbols needed. */
 int pyframe_binary(int fd, struct py_binary *b);
-/* What the BPF side needs for a process mapping b's code at e. */
+/* What the BPF side needs for a process whose load bias is bias. */
+void pyframe_proc_at(const struct py_binary *b, uint64_t bias,
+		     struct py_proc *out);
+/* The same for a process mapping b's code at e. */
 void pyframe_proc(const struct py_binary *b, const struct maps_entry *e,
 		  struct py_proc *out);
 /*

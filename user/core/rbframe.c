@@ -179,6 +179,9 @@ static int tls_of(Elf *elf, int fd, const GElf_Ehdr *eh,
 	return 0;
 }
 
+/* ruby_init's and an embedding program's first step. */
+static const char *const rb_starts[] = { "ruby_setup" };
+
 int rbframe_binary(int fd, struct rb_binary *b)
 {
 	uint64_t version = 0;
@@ -195,6 +198,7 @@ int rbframe_binary(int fd, struct rb_binary *b)
 	elf = interp_elf_open(fd, w, sizeof(w) / sizeof(w[0]));
 	if (!elf)
 		return -1;
+	interp_starts(elf, rb_starts, 1, b->starts);
 	l = gelf_getehdr(elf, &eh) ? layout_of(elf, fd, version, b) : NULL;
 	if (l && (l->tls ? !tls_of(elf, fd, &eh, l->off, b) : !!b->vm_ptr)) {
 		b->off = *l->off;
@@ -208,8 +212,12 @@ void rbframe_proc(const struct rb_binary *b, const struct maps_entry *e,
 		  struct rb_proc *out)
 {
 	/* The load base of libruby (or of a ruby linked statically). */
-	uint64_t bias = e->start - e->offset - b->exec_delta;
+	rbframe_proc_at(b, e->start - e->offset - b->exec_delta, out);
+}
 
+void rbframe_proc_at(const struct rb_binary *b, uint64_t bias,
+		     struct rb_proc *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->vm_ptr = b->vm_ptr ? b->vm_ptr + bias : 0;
 	out->tls_module = b->tls_module ? b->tls_module + bias : 0;

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "clocktrace.h"
+#include "interp_elf.h"
 #include "procfs.h"
 
 /* An interpreter file (libruby) whose frames can be read. */
@@ -24,11 +25,15 @@ struct rb_binary {
 	uint32_t version;	/* 0x0301 for 3.1, 0x0303 for 3.3 */
 	uint32_t pad;
 	struct rb_offsets off;	/* that version's */
+	struct interp_start starts[INTERP_STARTS];
 };
 
 /* 0 when the ELF open at fd is a Ruby whose layout is known. */
 int rbframe_binary(int fd, struct rb_binary *b);
-/* What the BPF side needs for a process mapping b's code at e. */
+/* What the BPF side needs for a process whose load bias is bias. */
+void rbframe_proc_at(const struct rb_binary *b, uint64_t bias,
+		     struct rb_proc *out);
+/* The same for a process mapping b's code at e. */
 void rbframe_proc(const struct rb_binary *b, const struct maps_entry *e,
 		  struct rb_proc *out);
 

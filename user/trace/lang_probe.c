@@ -59,6 +59,7 @@ struct lang_file {
 	struct py_binary py;
 	struct rb_binary rb;
 	struct bpf_link *links[LINKS_MAX];
+	struct bpf_link *starts[INTERP_STARTS];	/* lang_start's uprobes */
 };
 
 /* By name: the probes are only looked for in files that may hold them. */
@@ -143,6 +144,59 @@ static void say_probed(const struct lang_probe *lp, const struct lang_file *f,
 	free(shown);
 }
 
+/* What a process starting f is told, less its load bias. */
+static void start_template(const struct lang_file *f, uint64_t start,
+			   struct lang_template *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->proc.lang = f->lang;
+	if (f->lang == LANG_PYTHON)
+		pyframe_proc_at(&f->py, 0, &t->proc.py);
+	else
+		rbframe_proc_at(&f->rb, 0, &t->proc.rb);
+	t->start = start;
+}
+
+/*
+ * A uprobe at each start-up function of frame-mode file f (self: its
+ * open file), where the BPF side registers a process before its script
+ * runs, whenever the loop wakes.  A function at a page offset another
+ * file's holds already is left to the loop's look (lang_templates).
+ */
+static void attach_starts(struct lang_probe *lp, struct lang_file *f,
+			  const char *self, const char *path)
+{
+	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_templates);
+	const struct interp_start *s = f->lang == LANG_PYTHON ? f->py.starts :
+								f->rb.starts;
+
+	for (size_t i = 0; i < INTERP_STARTS; i++) {
+		__u32 key = s[i].vaddr & LANG_PAGE_OFFSET;
+		struct lang_template t, held;
+
+		if (!s[i].vaddr)
+			continue;
+		start_template(f, s[i].vaddr, &t);
+		if (!bpf_map_lookup_elem(fd, &key, &held) &&
+		    memcmp(&held, &t, sizeof(t))) {
+			if (lp->verbose)
+				ct_warn("--lang: %s: start-up at a page offset "
+					"another file's holds: its processes "
+					"are looked for by the loop", path);
+			continue;
+		}
+		if (bpf_map_update_elem(fd, &key, &t, BPF_ANY))
+			continue;
+		f->starts[i] = bpf_program__attach_uprobe(
+			lp->tracer->skel->progs.lang_start, false, -1, self,
+			s[i].off);
+		if (!f->starts[i] && lp->verbose)
+			ct_warn("--lang: %s: no probe at its start-up (%s): its "
+				"processes are looked for by the loop", path,
+				strerror(errno));
+	}
+}
+
 /*
  * The file reader opens the file (a regular ELF file, the one pid maps
  * when its identity is known) and reads it: whether it is CPython 3.11-3.13
@@ -189,6 +243,9 @@ static struct lang_file *probe_file(struct lang_probe *lp, pid_t pid,
 	if (f->frame) {
 		lp->run.py_frame_files += lang == LANG_PYTHON;
 		lp->run.rb_frame_files += lang == LANG_RUBY;
+		/* A uprobe reads the file's page: FUSE's server could stall it. */
+		if (!(out.flags & RD_FLAG_FUSE))
+			attach_starts(lp, f, self, path);
 	} else if (out.flags & RD_FLAG_FUSE) {
 		snprintf(lp->run.error, sizeof(lp->run.error),
 			 "%s probes of a file on FUSE: not attached (its "
@@ -222,6 +279,11 @@ void lang_probe_init(struct lang_probe *lp, struct tracer *t, bool verbose,
 	lp->tracer = t;
 	lp->verbose = verbose;
 	lp->usdt = usdt;
+	/*
+	 * Tests: no look at new images, so that only the start-up probes
+	 * register processes, as when the loop wakes too late to look.
+	 */
+	lp->no_look = getenv("CLOCKTRACE_LANG_NO_LOOK") != NULL;
 	if (ring_buffer__add(t->rb, bpf_map__fd(t->skel->maps.lang_kicks),
 			     take_kick, lp))
 		ct_warn("--lang: cannot hear of new interpreters at once (%s): "
@@ -323,7 +385,7 @@ static void schedule(struct proc_model *p, uint64_t since)
 void lang_probe_exec(struct lang_probe *lp, struct proc_model *p)
 {
 	p->lang_rescans = 0;
-	if (lang_probe_process(lp, p->pid))
+	if (lp->no_look || lang_probe_process(lp, p->pid))
 		return;
 	p->lang_rescans = ARRAY_SIZE(rescan_ms);
 	schedule(p, now_ns());
@@ -332,7 +394,7 @@ void lang_probe_exec(struct lang_probe *lp, struct proc_model *p)
 /* An image the BPF side asked for: looked at now, its rescans over if found. */
 static void take_kicks(struct lang_probe *lp, struct model *m)
 {
-	for (size_t i = 0; i < lp->nkicked; i++) {
+	for (size_t i = 0; i < lp->nkicked && !lp->no_look; i++) {
 		struct proc_model *p = model_find(m, lp->kicked[i]);
 
 		/* Even past its rescans: a kick comes once an image. */
@@ -547,6 +609,17 @@ static void collect_unattributed(struct lang_probe *lp)
 	lp->run.unattributed[LANG_UN_NOT_YET_READ] += lp->pending;
 }
 
+/* Processes the BPF side registered at their start-up (lang_start). */
+static uint32_t started(const struct lang_probe *lp, enum lang lang)
+{
+	__u32 k = lang;
+	__u64 n = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(lp->tracer->skel->maps.lang_starts),
+			    &k, &n);
+	return (uint32_t)n;
+}
+
 void lang_probe_collect(struct lang_probe *lp, struct model *m)
 {
 	int fd = bpf_map__fd(lp->tracer->skel->maps.lang_sites);
@@ -566,13 +639,18 @@ void lang_probe_collect(struct lang_probe *lp, struct model *m)
 	collect_unattributed(lp);
 	m->lang_enabled = true;
 	m->lang = lp->run;
+	m->lang.py_frame_procs += started(lp, LANG_PYTHON);
+	m->lang.rb_frame_procs += started(lp, LANG_RUBY);
 }
 
 void lang_probe_close(struct lang_probe *lp)
 {
-	for (size_t i = 0; i < lp->nfiles; i++)
+	for (size_t i = 0; i < lp->nfiles; i++) {
 		for (size_t j = 0; j < LINKS_MAX; j++)
 			bpf_link__destroy(lp->files[i].links[j]);
+		for (size_t j = 0; j < INTERP_STARTS; j++)
+			bpf_link__destroy(lp->files[i].starts[j]);
+	}
 	free(lp->files);
 	lp->files = NULL;
 	lp->nfiles = 0;

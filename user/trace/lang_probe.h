@@ -29,6 +29,7 @@ struct lang_probe {
 	size_t nkicked;
 	bool verbose;
 	bool usdt;			/* --lang=usdt: no frames read */
+	bool no_look;			/* CLOCKTRACE_LANG_NO_LOOK: lang_start alone */
 };
 
 /* The system's interpreters: call before PROG runs. */

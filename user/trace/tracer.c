@@ -204,6 +204,7 @@ static struct clocktrace_bpf *open_and_load(const struct tracer_opts *opts,
 	bpf_program__set_autoload(skel->progs.ruby_entry, opts->lang);
 	bpf_program__set_autoload(skel->progs.python_line, opts->lang);
 	bpf_program__set_autoload(skel->progs.lang_return, opts->lang);
+	bpf_program__set_autoload(skel->progs.lang_start, opts->lang);
 	/* Without --vdso an old kernel never sees a perf_event program. */
 	bpf_program__set_autoload(skel->progs.vdso_sample, opts->vdso);
 	skel->rodata->vdso_size = vdso_size;
