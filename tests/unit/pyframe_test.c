@@ -221,6 +221,28 @@ static void endless_varint_is_unknown(void **state)
 	assert_true(pyframe_line(evil, sizeof(evil), sizeof(evil), 1, 200) <= 1);
 }
 
+/* A start-up a file names in its data (a crafted file's) is probed nowhere. */
+static void start_in_data_is_not_probed(void **state)
+{
+	static const char *const names[INTERP_STARTS] = {
+		"_PyRuntime", "Py_InitializeEx",
+	};
+	struct interp_start s[INTERP_STARTS];
+	int fd = open(PYTHON311, O_RDONLY);
+	Elf *elf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	elf = interp_elf_open(fd, NULL, 0);
+	assert_non_null(elf);
+	interp_starts(elf, names, INTERP_STARTS, s);
+	elf_end(elf);
+	close(fd);
+	assert_int_equal(s[0].vaddr, 0);
+	assert_int_equal(s[0].off, 0);
+	assert_true(s[1].vaddr && s[1].off);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +251,7 @@ int main(void)
 		cmocka_unit_test(lines_as_co_lines),
 		cmocka_unit_test(short_copy_is_unknown),
 		cmocka_unit_test(endless_varint_is_unknown),
+		cmocka_unit_test(start_in_data_is_not_probed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

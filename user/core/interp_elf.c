@@ -53,6 +53,24 @@ int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
 	return found == 3 ? 0 : -1;
 }
 
+/* Whether vaddr is in an executable segment's file bytes: a uprobe's place. */
+static bool in_code(Elf *elf, uint64_t vaddr)
+{
+	size_t n = 0;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    (ph.p_flags & PF_X) && vaddr >= ph.p_vaddr &&
+		    vaddr - ph.p_vaddr < ph.p_filesz)
+			return true;
+	}
+	return false;
+}
+
 void interp_starts(Elf *elf, const char *const *names, size_t n,
 		   struct interp_start *out)
 {
@@ -64,8 +82,8 @@ void interp_starts(Elf *elf, const char *const *names, size_t n,
 		w[i] = (struct interp_symbol){ names[i], &out[i].vaddr };
 	interp_symbols(elf, w, n < INTERP_STARTS ? n : INTERP_STARTS);
 	for (size_t i = 0; i < n && i < INTERP_STARTS; i++)
-		if (out[i].vaddr &&
-		    interp_segments(elf, out[i].vaddr, &out[i].off, &delta))
+		if (out[i].vaddr && (!in_code(elf, out[i].vaddr) ||
+		    interp_segments(elf, out[i].vaddr, &out[i].off, &delta)))
 			out[i] = (struct interp_start){ 0, 0 };
 }
 
