@@ -86,8 +86,11 @@ site_of() {
 @test "reader: more inlined frames than RD_INLINE_MAX in an answer: none believed, the next file named" {
 	env -u TZ CLOCKTRACE_READER_FAULT=lie:hostile- "$CT" run --stacks \
 		--json -o "$T/r.json" -- sh -c \
-		"'$T/hostile-tzloop' -m localtime -n 3000 -c 0 && \
-		 '$TOOLS/tzloop' -m localtime -n 3000 -c 0" 2>"$T/err" >/dev/null
+		"'$T/hostile-tzloop' -m localtime -n 3000 -c 0 -w 300 && \
+		 '$TOOLS/tzloop' -m localtime -n 3000 -c 0 -w 300" 2>"$T/err" >/dev/null
+	jq -c '.losses | with_entries(select(.value > 0))' "$T/r.json" >&2
+	jq -c '.stacks[] | [.tz_accesses, [.frames[] | "\(.function)@\(.module)"]]' \
+		"$T/r.json" >&2
 	[ "$(jqr "$T/r.json" '[.stacks[].tz_accesses] | add')" -eq \
 		$(($(workload_sum "$T/err" localtime_calls) +
 		   $(workload_sum "$T/err" tzset_calls))) ]

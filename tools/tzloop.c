@@ -61,6 +61,7 @@ struct options {
 	enum mode mode;
 	bool parent_idle;
 	bool quiet;		/* -q: no WORKLOAD line (the demo) */
+	unsigned long linger_ms;	/* -w: alive that long after the work */
 	struct clock_spec clocks[MAX_CLOCK_SPECS];
 	int nr_clocks;
 };
@@ -89,7 +90,7 @@ static const char *prog = "tzloop";
 __attribute__((noreturn)) static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-n ITER] [-c CHILDREN] [-m MODE] [-s CLOCK:COUNT]... [-p] [-q]\n"
+		"usage: %s [-n ITER] [-c CHILDREN] [-m MODE] [-s CLOCK:COUNT]... [-p] [-q] [-w MS]\n"
 		"  -n ITER         iterations per process (default 10000)\n"
 		"  -c CHILDREN     forked children (default 1, 0 = parent only)\n"
 		"  -m MODE         seed|localtime|localtime_r|mktime|tzset|ctime|\n"
@@ -100,7 +101,9 @@ __attribute__((noreturn)) static void usage(void)
 		"  -s CLOCK:COUNT  COUNT forced clock_gettime syscalls per process;\n"
 		"                  CLOCK is CLOCK_MONOTONIC, monotonic, 1, ... (repeatable)\n"
 		"  -p              parent does no loop, only forks the children\n"
-		"  -q              no WORKLOAD line on stderr\n",
+		"  -q              no WORKLOAD line on stderr\n"
+		"  -w MS           each process stays MS ms after its work (its\n"
+		"                  maps readable), making no clock or tz call\n",
 		prog);
 	exit(2);
 }
@@ -125,7 +128,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->iterations = 10000;
 	o->children = 1;
 	o->mode = MODE_SEED;
-	while ((c = getopt(argc, argv, "n:c:m:s:pq")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:m:s:pqw:")) != -1) {
 		switch (c) {
 		case 'n':
 			if (!parse_ulong(optarg, &o->iterations))
@@ -148,6 +151,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'p':
 			o->parent_idle = true;
+			break;
+		case 'w':
+			if (!parse_ulong(optarg, &o->linger_ms) ||
+			    o->linger_ms > 60000)
+				usage();
 			break;
 		default:
 			usage();
@@ -319,6 +327,18 @@ static void human_line(const char *who, unsigned long long ns)
 	write_all(STDOUT_FILENO, buf, len);
 }
 
+/* nanosleep: no clock syscall clocktrace counts (glibc's is clock_nanosleep). */
+static void linger(const struct options *o)
+{
+	struct timespec ts = {
+		.tv_sec = o->linger_ms / 1000,
+		.tv_nsec = (long)(o->linger_ms % 1000) * 1000000L,
+	};
+
+	while (o->linger_ms && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 static void do_work(const struct options *o, const char *role,
 		    struct counts *cnt)
 {
@@ -332,6 +352,7 @@ static void do_work(const struct options *o, const char *role,
 	report(o, role, cnt);
 	human_line(strcmp(role, "parent") ? "child " : "parent",
 		   cnt->elapsed_ns);
+	linger(o);
 }
 
 static pid_t spawn_child(const struct options *o)

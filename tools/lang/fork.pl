@@ -2,9 +2,11 @@
 # which calls tzset() before localtime_r() (Debian's perl is built with
 # LOCALTIME_R_NEEDS_TZSET): one time-zone access per call.
 #
-#     perl fork.pl N WORKERS
+#     perl fork.pl N WORKERS [LINGER]
 #
-# Each worker makes exactly N localtime calls and says so.
+# Each worker makes exactly N localtime calls and says so; the parent
+# then stays LINGER seconds (select(): no clock or tz call), its maps
+# readable by a tracer that reads them late.
 use strict;
 use warnings;
 
@@ -17,7 +19,7 @@ sub work {
 	syswrite(STDERR, "WORKLOAD role=worker pid=$$ localtime_calls=$n\n");
 }
 
-my ($n, $workers) = @ARGV;
+my ($n, $workers, $linger) = @ARGV;
 my @kids;
 for (1 .. $workers) {
 	my $pid = fork() // die "fork: $!";
@@ -28,3 +30,4 @@ for (1 .. $workers) {
 	push @kids, $pid;
 }
 waitpid($_, 0) for @kids;
+select(undef, undef, undef, $linger) if $linger;
