@@ -181,6 +181,46 @@ static void test_uncopied_rows_when_the_table_grows(void **state)
 	model_free(&m);
 }
 
+/*
+ * A long session's shares: 2000 processes, each copied 50 times over 10
+ * rows.  Each row has every process once; the weights sum to the counts.
+ */
+#define MANY_PROCS	2000
+#define MANY_COPIES	50
+#define MANY_ROWS	10
+
+static void test_many_shares(void **state)
+{
+	size_t n = MANY_PROCS * MANY_COPIES;
+	struct stack_share *s = calloc(n, sizeof(*s));
+	struct stack_table t = {};
+	struct model m = {};
+	uint64_t sum = 0;
+
+	(void)state;
+	assert_non_null(s);
+	for (int r = 0; r < MANY_ROWS; r++)
+		stack_table_add(&t)->kind = KIND_TZ_STAT;
+	for (size_t i = 0; i < n; i++) {
+		s[i].row = i % MANY_ROWS;
+		s[i].pid = 1 + i / MANY_COPIES;
+		s[i].kind = KIND_TZ_STAT;
+		s[i].copies = 1;
+	}
+	for (pid_t pid = 1; pid <= MANY_PROCS; pid++)
+		set_count(&m, pid, KIND_TZ_STAT, 5000);
+	stack_table_weigh(&t, s, n, &m);
+	assert_int_equal(t.nrows, MANY_ROWS);
+	for (int r = 0; r < MANY_ROWS; r++) {
+		assert_int_equal(t.rows[r].processes, MANY_PROCS);
+		sum += t.rows[r].tz_accesses;
+	}
+	assert_int_equal(sum, (uint64_t)MANY_PROCS * 5000);
+	free(s);
+	stack_table_free(&t);
+	model_free(&m);
+}
+
 static void test_frame_labels(void **state)
 {
 	struct stack_frame f = { .function = "do_work",
@@ -230,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_weights_by_script_chain),
 		cmocka_unit_test(test_uncopied_rows_when_the_table_grows),
 		cmocka_unit_test(test_frame_labels),
+		cmocka_unit_test(test_many_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,21 +168,46 @@ static void count_process(struct stack_row *r, pid_t pid)
 	r->processes++;
 }
 
-static bool row_has_pid(const struct stack_share *s, size_t n, size_t row,
-			pid_t pid, size_t before)
-{
-	for (size_t i = 0; i < before && i < n; i++)
-		if (s[i].row == row && s[i].pid == pid)
-			return true;
-	return false;
-}
-
+/* s is sorted by process first: a row's marker holds through its shares. */
 static void count_processes(struct stack_table *t, const struct stack_share *s,
 			    size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!row_has_pid(s, n, s[i].row, s[i].pid, i))
-			t->rows[s[i].row].processes++;
+		count_process(&t->rows[s[i].row], s[i].pid);
+}
+
+/*
+ * Whether s, sorted by cmp, has a share equal to key under cmp: a long
+ * session has hundreds of thousands, looked up per process and kind.
+ */
+static bool has_equal(const struct stack_share *s, size_t n,
+		      const struct stack_share *key,
+		      int (*cmp)(const struct stack_share *,
+				 const struct stack_share *))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp(&s[mid], key);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* by_process's first keys. */
+static int pid_kind_cmp(const struct stack_share *x,
+			const struct stack_share *y)
+{
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
 static void weigh_uncopied(struct stack_table *t, const struct model *m,
@@ -192,13 +217,11 @@ static void weigh_uncopied(struct stack_table *t, const struct model *m,
 		const struct proc_model *p = &m->procs[i];
 
 		for (uint32_t kind = 0; kind < KIND_MAX; kind++) {
+			struct stack_share key = { .pid = p->pid, .kind = kind };
 			uint64_t exact = exact_count(p, kind);
 			size_t row;
-			bool found = false;
 
-			for (size_t j = 0; j < n && !found; j++)
-				found = s[j].pid == p->pid && s[j].kind == kind;
-			if (found || !exact)
+			if (!exact || has_equal(s, n, &key, pid_kind_cmp))
 				continue;
 			row = uncopied_row(t, 0);
 			add_weight(&t->rows[row], kind, exact);
@@ -262,14 +285,32 @@ static int by_chain(const void *a, const void *b)
 	return by_process(a, b);
 }
 
+/* by_chain's first keys. */
+static int pid_class_chain_cmp(const struct stack_share *x,
+			       const struct stack_share *y)
+{
+	uint32_t cx = stack_class_of(x->kind), cy = stack_class_of(y->kind);
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	return x->chain < y->chain ? -1 : x->chain > y->chain;
+}
+
+/* s is in by_chain's order. */
 static bool has_share(const struct stack_share *s, size_t n, pid_t pid,
 		      uint32_t cls, uint32_t chain)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i].pid == pid && s[i].chain == chain &&
-		    stack_class_of(s[i].kind) == cls)
-			return true;
-	return false;
+	struct stack_share key = { .pid = pid, .chain = chain };
+
+	/* A kind of class cls: classes compare through their kinds. */
+	for (uint32_t kind = 0; kind < KIND_MAX; kind++)
+		if (stack_class_of(kind) == cls) {
+			key.kind = kind;
+			break;
+		}
+	return has_equal(s, n, &key, pid_class_chain_cmp);
 }
 
 static void add_uncopied(struct stack_table *t, const struct proc_model *p,
