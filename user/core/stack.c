@@ -86,15 +86,21 @@ static uint64_t exact_count(const struct proc_model *p, uint32_t kind)
 	return kind < KIND_MAX ? p->kinds[kind].count : 0;
 }
 
-static int by_process(const void *a, const void *b)
+/* by_process's first keys: what weigh_uncopied() looks up. */
+static int by_pid_kind(const void *a, const void *b)
 {
 	const struct stack_share *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static int by_process(const void *a, const void *b)
+{
+	const struct stack_share *x = a, *y = b;
+
+	return by_pid_kind(a, b) ?: (x->row < y->row ? -1 : x->row > y->row);
 }
 
 static void add_class_weight(struct stack_row *r, uint32_t cls, uint64_t w)
@@ -176,40 +182,6 @@ static void count_processes(struct stack_table *t, const struct stack_share *s,
 		count_process(&t->rows[s[i].row], s[i].pid);
 }
 
-/*
- * Whether s, sorted by cmp, has a share equal to key under cmp: a long
- * session has hundreds of thousands, looked up per process and kind.
- */
-static bool has_equal(const struct stack_share *s, size_t n,
-		      const struct stack_share *key,
-		      int (*cmp)(const struct stack_share *,
-				 const struct stack_share *))
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp(&s[mid], key);
-
-		if (!c)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/* by_process's first keys. */
-static int pid_kind_cmp(const struct stack_share *x,
-			const struct stack_share *y)
-{
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
-}
-
 static void weigh_uncopied(struct stack_table *t, const struct model *m,
 			   const struct stack_share *s, size_t n)
 {
@@ -221,7 +193,8 @@ static void weigh_uncopied(struct stack_table *t, const struct model *m,
 			uint64_t exact = exact_count(p, kind);
 			size_t row;
 
-			if (!exact || has_equal(s, n, &key, pid_kind_cmp))
+			/* s is in by_process's order. */
+			if (!exact || bsearch(&key, s, n, sizeof(*s), by_pid_kind))
 				continue;
 			row = uncopied_row(t, 0);
 			add_weight(&t->rows[row], kind, exact);
@@ -271,7 +244,8 @@ static uint64_t chain_exact(const struct stack_table *t,
 	return all > under ? all - under : 0;
 }
 
-static int by_chain(const void *a, const void *b)
+/* by_chain's first keys: what has_share() looks up. */
+static int by_pid_class_chain(const void *a, const void *b)
 {
 	const struct stack_share *x = a, *y = b;
 	uint32_t cx = stack_class_of(x->kind), cy = stack_class_of(y->kind);
@@ -280,22 +254,12 @@ static int by_chain(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (cx != cy)
 		return cx < cy ? -1 : 1;
-	if (x->chain != y->chain)
-		return x->chain < y->chain ? -1 : 1;
-	return by_process(a, b);
+	return x->chain < y->chain ? -1 : x->chain > y->chain;
 }
 
-/* by_chain's first keys. */
-static int pid_class_chain_cmp(const struct stack_share *x,
-			       const struct stack_share *y)
+static int by_chain(const void *a, const void *b)
 {
-	uint32_t cx = stack_class_of(x->kind), cy = stack_class_of(y->kind);
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	return x->chain < y->chain ? -1 : x->chain > y->chain;
+	return by_pid_class_chain(a, b) ?: by_process(a, b);
 }
 
 /* s is in by_chain's order. */
@@ -310,7 +274,7 @@ static bool has_share(const struct stack_share *s, size_t n, pid_t pid,
 			key.kind = kind;
 			break;
 		}
-	return has_equal(s, n, &key, pid_class_chain_cmp);
+	return bsearch(&key, s, n, sizeof(*s), by_pid_class_chain);
 }
 
 static void add_uncopied(struct stack_table *t, const struct proc_model *p,
