@@ -53,8 +53,8 @@ int interp_segments(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *delta)
 	return found == 3 ? 0 : -1;
 }
 
-/* Whether vaddr is in an executable segment's file bytes: a uprobe's place. */
-static bool in_code(Elf *elf, uint64_t vaddr)
+/* vaddr's file offset where an executable segment holds it: a uprobe's place. */
+static bool code_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
 {
 	size_t n = 0;
 
@@ -65,8 +65,10 @@ static bool in_code(Elf *elf, uint64_t vaddr)
 
 		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
 		    (ph.p_flags & PF_X) && vaddr >= ph.p_vaddr &&
-		    vaddr - ph.p_vaddr < ph.p_filesz)
+		    vaddr - ph.p_vaddr + 8 <= ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
 			return true;
+		}
 	}
 	return false;
 }
@@ -75,15 +77,14 @@ void interp_starts(Elf *elf, const char *const *names, size_t n,
 		   struct interp_start *out)
 {
 	struct interp_symbol w[INTERP_STARTS];
-	uint64_t delta;
 
+	n = n < INTERP_STARTS ? n : INTERP_STARTS;
 	memset(out, 0, n * sizeof(*out));
-	for (size_t i = 0; i < n && i < INTERP_STARTS; i++)
+	for (size_t i = 0; i < n; i++)
 		w[i] = (struct interp_symbol){ names[i], &out[i].vaddr };
-	interp_symbols(elf, w, n < INTERP_STARTS ? n : INTERP_STARTS);
-	for (size_t i = 0; i < n && i < INTERP_STARTS; i++)
-		if (out[i].vaddr && (!in_code(elf, out[i].vaddr) ||
-		    interp_segments(elf, out[i].vaddr, &out[i].off, &delta)))
+	interp_symbols(elf, w, n);
+	for (size_t i = 0; i < n; i++)
+		if (out[i].vaddr && !code_offset(elf, out[i].vaddr, &out[i].off))
 			out[i] = (struct interp_start){ 0, 0 };
 }
 
